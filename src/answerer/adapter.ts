@@ -1,0 +1,55 @@
+import type { CardState, Interaction, Person } from '../card/types.js'
+
+/** Where a card goes. Channels and users are platform ids. */
+export interface Destination {
+  platform: 'slack' | 'discord' | 'web'
+  /** Channel id; absent on `web`, or when `user` names a direct message. */
+  channel?: string
+  /** A direct message to this user instead of a channel. */
+  user?: string
+  /** Mentions added to the card: `subteam:ID` / `user:ID` on Slack, `role:ID` / `user:ID` on Discord. */
+  mention?: string[]
+}
+
+/** A stable key for a destination, used to keep one post per call and destination. */
+export function destinationKey(d: Destination): string {
+  return [d.platform, d.channel ?? '', d.user ? `@${d.user}` : ''].join(':')
+}
+
+/** What a platform decoded from a payload: which card, and the interaction to apply. */
+export interface InboundInteraction {
+  callId: string
+  interaction: Interaction
+}
+
+/** The answer to an inbound interaction, for the adapter to show the person. */
+export interface InteractionOutcome {
+  ok: boolean
+  /** A private message for the person who acted (refusals always have one). */
+  message?: string
+  /** The card after the interaction (absent when the call is unknown). */
+  card?: CardState
+}
+
+/** What the answerer offers an adapter: apply interactions, read cards. */
+export interface CardHost {
+  handle(input: InboundInteraction): Promise<InteractionOutcome>
+  getCard(callId: string): Promise<CardState | undefined>
+}
+
+/**
+ * A chat platform. Rendering stays in pure functions inside the adapter; this is only I/O.
+ * `post` returns an opaque, JSON-serializable reference the answerer stores and hands back to
+ * `update` (also after a restart).
+ */
+export interface ChatAdapter {
+  readonly platform: Destination['platform']
+  start(host: CardHost): Promise<void>
+  stop(): Promise<void>
+  post(card: CardState, destination: Destination): Promise<unknown>
+  update(card: CardState, ref: unknown): Promise<void>
+  /** A private notice to one person, outside an interaction reply (ephemeral where the platform has it). */
+  notify(person: Person, text: string, ref?: unknown): Promise<void>
+  /** Members of a platform group (Slack user group), for responder checks. */
+  groupMembers?(groupId: string): Promise<string[]>
+}

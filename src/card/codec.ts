@@ -1,0 +1,89 @@
+/**
+ * The one codec for everything hidden in a platform component id (Slack `action_id`/`block_id`,
+ * Discord `custom_id`, modal `callback_id`/`private_metadata`). Questions and options travel as
+ * indexes, never as labels (labels may be 10,000 characters long).
+ *
+ * Format: `ab1|<callId>|<verb>|<question index>|<option index>` with empty trailing fields dropped.
+ */
+
+/** What a component does when used. */
+export type ComponentVerb =
+  | 'choose' // button for one option: q, o
+  | 'toggle' // multi-select toggle button: q, o
+  | 'set' // select menu / checkboxes: q (values carry option indexes)
+  | 'other' // open the "Other…" form: q
+  | 'skip' // skip question: q
+  | 'submit'
+  | 'approve'
+  | 'reject'
+  | 'always'
+  | 'decline' // plan review: open the decline-with-feedback form
+  | 'hold' // take my time
+  | 'page' // select paging / message continuation: q, o = page index
+  | 'form' // a modal submission: q
+
+export interface ComponentRef {
+  callId: string
+  verb: ComponentVerb
+  /** Question index in the batch. */
+  q?: number
+  /** Option index (or page index for `page`). */
+  o?: number
+}
+
+const VERBS: Record<ComponentVerb, string> = {
+  choose: 'c',
+  toggle: 't',
+  set: 's',
+  other: 'o',
+  skip: 'k',
+  submit: 'u',
+  approve: 'a',
+  reject: 'r',
+  always: 'w',
+  decline: 'd',
+  hold: 'h',
+  page: 'p',
+  form: 'f',
+}
+const BY_CODE = new Map(Object.entries(VERBS).map(([verb, code]) => [code, verb as ComponentVerb]))
+
+/** callIds are restricted to this so they survive every platform id field. */
+export const CALL_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/
+const PREFIX = 'ab1'
+
+export class CodecError extends Error {
+  override readonly name = 'CodecError'
+}
+
+/** Encode a component reference; throws when the result would exceed `maxLength`. */
+export function encodeComponentId(ref: ComponentRef, maxLength = 100): string {
+  if (!CALL_ID_PATTERN.test(ref.callId)) throw new CodecError(`callId "${ref.callId}" cannot be encoded`)
+  const parts = [PREFIX, ref.callId, VERBS[ref.verb]]
+  if (ref.q !== undefined || ref.o !== undefined) parts.push(String(ref.q ?? ''))
+  if (ref.o !== undefined) parts.push(String(ref.o))
+  const id = parts.join('|')
+  if (id.length > maxLength)
+    throw new CodecError(`component id is ${id.length} characters, over ${maxLength}`)
+  return id
+}
+
+/** Decode a component id; undefined for anything that is not ours or is malformed. */
+export function decodeComponentId(id: string): ComponentRef | undefined {
+  const parts = id.split('|')
+  if (parts[0] !== PREFIX || parts.length < 3 || parts.length > 5) return undefined
+  const [, callId, code, q, o] = parts
+  if (callId === undefined || !CALL_ID_PATTERN.test(callId)) return undefined
+  const verb = code === undefined ? undefined : BY_CODE.get(code)
+  if (!verb) return undefined
+  const ref: ComponentRef = { callId, verb }
+  for (const [key, raw] of [
+    ['q', q],
+    ['o', o],
+  ] as const) {
+    if (raw === undefined || raw === '') continue
+    if (!/^\d{1,4}$/.test(raw)) return undefined
+    ref[key] = Number(raw)
+  }
+  return ref
+}

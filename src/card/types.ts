@@ -1,0 +1,133 @@
+import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../protocol/types.js'
+
+/** Someone who interacted with a card, as their platform names them. */
+export interface Person {
+  /** `slack`, `discord`, `web`, ... */
+  platform: string
+  userId: string
+  /** Display name for "answered by"; never used for authorization. */
+  name?: string
+  /** Platform roles or groups the person holds, when the payload carries them (Discord member roles). */
+  roles?: string[]
+  /** The person's locale, when the platform tells it (Discord `locale`, Slack user locale). */
+  locale?: string
+}
+
+/**
+ * The card's lifecycle:
+ * - `open`: the agent is waiting; answers return to it.
+ * - `continued`: the agent's timed window closed; an answer still reaches it as a late reply.
+ * - `answered`: complete; `result` holds the batch.
+ * - `cancelled`: cancelled by a person, an operator or the agent's signal.
+ * - `elsewhere`: answered through another channel (for example a local terminal UI).
+ */
+export type CardStatus = 'open' | 'continued' | 'answered' | 'cancelled' | 'elsewhere'
+
+export type CardKind = 'questions' | 'approval' | 'plan-review'
+
+/** What has been chosen so far for one question (a shared draft everyone sees). */
+export interface QuestionDraft {
+  selected: string[]
+  custom?: string
+  skipped?: boolean
+  by?: Person
+  at?: number
+}
+
+/** A pure, serializable card: everything a renderer needs, and what the store keeps. */
+export interface CardState {
+  callId: string
+  agentId: string
+  questions: AskUserQuestionItem[]
+  kind: CardKind
+  status: CardStatus
+  createdAt: number
+  /** Timed waits: the deadline (epoch ms) shown on the card. */
+  deadline?: number
+  drafts: Record<string, QuestionDraft>
+  /** Approvals gathered so far (quorum > 1). */
+  approvals: Person[]
+  /** Distinct approvers needed. @default 1 */
+  quorum: number
+  /** A person who may not answer (the requester, with excludeRequester). */
+  excluded?: Pick<Person, 'platform' | 'userId'>
+  /** Who may answer, per platform; absent: anyone who sees the card. */
+  responders?: Responders
+  /** People holding the wait open with "Take my time" or an open form. */
+  holders: Person[]
+  result?: AskUserQuestionAnswer
+  answeredBy?: Person
+  answeredAt?: number
+  /** Why the card closed without an answer (for display). */
+  closedReason?: string
+  /** Recently applied interaction ids, for idempotency of retries and double clicks. */
+  seen: string[]
+  route?: string
+  /** Escalation tiers already fired (count). */
+  escalated: number
+}
+
+export interface Responders {
+  slack?: { users?: string[]; groups?: string[] }
+  discord?: { users?: string[]; roles?: string[] }
+  web?: boolean
+}
+
+/** What a person did. Question and option references are by id/label, never by display text. */
+export type CardAction =
+  /** Single-select pick. Completes a one-question card; in a batch it sets the draft. */
+  | { type: 'choose'; questionId: string; label: string }
+  /** Multi-select checkbox/button toggle. */
+  | { type: 'toggle'; questionId: string; label: string }
+  /** A select menu's full set of values (single or multi). */
+  | { type: 'set'; questionId: string; labels: string[] }
+  /** "Other" free text (also the text of a free-text question, and decline-with-feedback). */
+  | { type: 'other'; questionId: string; text: string }
+  | { type: 'skip'; questionId: string }
+  | { type: 'submit' }
+  | { type: 'approve' }
+  | { type: 'reject' }
+  | { type: 'always' }
+  /** Plan review: decline, optionally with feedback (the feedback becomes `custom`). */
+  | { type: 'decline'; feedback?: string }
+  /** "Take my time" / a form opened: claim the timed wait. */
+  | { type: 'hold' }
+  /** The form closed or the person let go. */
+  | { type: 'release' }
+
+export interface Interaction {
+  /** Idempotency key: the platform's id for this delivery (retries reuse it). */
+  id: string
+  actor: Person
+  action: CardAction
+  at: number
+}
+
+export type RefusalCode =
+  | 'finished'
+  | 'unknown-question'
+  | 'unknown-option'
+  | 'too-long'
+  | 'incomplete'
+  | 'not-applicable'
+  | 'not-allowed'
+  | 'already-approved'
+
+export interface Refusal {
+  code: RefusalCode
+  /** A message for the person, safe to show as-is. */
+  message: string
+}
+
+export type ApplyResult =
+  | {
+      ok: true
+      state: CardState
+      /** The card just completed; `state.result` holds the answer. */
+      completed: boolean
+      /** A duplicate delivery: nothing changed. */
+      duplicate: boolean
+      /** Optional private note for the person (e.g. "1 of 2 approvals"). */
+      notice?: string
+    }
+  | { ok: false; refusal: Refusal }
