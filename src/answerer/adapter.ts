@@ -1,15 +1,6 @@
-import type { CardState, Interaction, Person } from '../card/types.js'
+import type { CardState, Destination, Interaction, Person } from '../card/types.js'
 
-/** Where a card goes. Channels and users are platform ids. */
-export interface Destination {
-  platform: 'slack' | 'discord' | 'web'
-  /** Channel id; absent on `web`, or when `user` names a direct message. */
-  channel?: string
-  /** A direct message to this user instead of a channel. */
-  user?: string
-  /** Mentions added to the card: `subteam:ID` / `user:ID` on Slack, `role:ID` / `user:ID` on Discord. */
-  mention?: string[]
-}
+export type { Destination }
 
 /** A stable key for a destination, used to keep one post per call and destination. */
 export function destinationKey(d: Destination): string {

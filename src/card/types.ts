@@ -65,6 +65,28 @@ export interface CardState {
   route?: string
   /** Escalation tiers already fired (count). */
   escalated: number
+  /** Where the card was sent first (the route's destinations). */
+  destinations?: Destination[]
+  /** Escalation tiers still to come, from the route; times count from `createdAt`. */
+  escalation?: EscalationTier[]
+}
+
+/** Where a card goes. Channels and users are platform ids. */
+export interface Destination {
+  platform: 'slack' | 'discord' | 'web'
+  /** Channel id; absent on `web`, or when `user` names a direct message. */
+  channel?: string
+  /** A direct message to this user instead of a channel. */
+  user?: string
+  /** Mentions added to the card: `subteam:ID` / `user:ID` on Slack, `role:ID` / `user:ID` on Discord. */
+  mention?: string[]
+}
+
+/** One escalation step: after `afterMs` unanswered, mention more people and/or post to more places. */
+export interface EscalationTier {
+  afterMs: number
+  mention?: string[]
+  destinations?: Destination[]
 }
 
 export interface Responders {

@@ -1,0 +1,482 @@
+import { applyInteraction, finishedRefusal, isLive, newCard, samePerson, withStatus } from '../card/apply.js'
+import type { CardState, Destination, Person } from '../card/types.js'
+import { type Logger, silentLogger } from '../log.js'
+import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
+import type { Answerer, AnswererRequest, AskUserQuestionAnswer } from '../protocol/types.js'
+import { ResponderPolicy } from '../routing/policy.js'
+import { defaultRouter, type RoutePlan, type Router } from '../routing/types.js'
+import type { UserQuestionService } from '../service/service.js'
+import {
+  type CardHost,
+  type ChatAdapter,
+  destinationKey,
+  type InboundInteraction,
+  type InteractionOutcome,
+} from './adapter.js'
+
+export interface ChatAnswererOptions {
+  service: UserQuestionService
+  adapters: ChatAdapter[]
+  /** The default route's destinations (used without a router). */
+  destinations?: Destination[]
+  /** Routes requests to destinations, responders, quorum and escalation. @default every request to `destinations` */
+  router?: Router
+  /** @default Date.now */
+  now?: () => number
+  logger?: Logger
+  /** How long a "Take my time" or an open form holds a timed wait at most. @default 600_000 */
+  holdMaxMs?: number
+  /** How often escalation timers are checked. 0 turns the timer off (call `tick()`). @default 15_000 */
+  escalationIntervalMs?: number
+  /** How long Slack group membership is cached. @default 300_000 */
+  groupTtlMs?: number
+}
+
+interface Waiter {
+  resolve: (answer: AskUserQuestionAnswer) => void
+  signal: AbortSignal
+}
+
+const CAS_ATTEMPTS = 20
+
+/**
+ * The chat answerer: posts a request as a card to its destinations (the same card mirrored in
+ * several places), applies people's interactions to the card in the store (compare-and-set, so
+ * the first complete answer wins), keeps every copy up to date, and returns the answer, or turns
+ * a completion after the window into a late reply.
+ */
+export class ChatAnswerer {
+  /** The waterfall answerer: register with `service.use(chat.answerer)`. */
+  readonly answerer: Answerer
+  /** What adapters call with decoded interactions. */
+  readonly host: CardHost
+  private readonly service: UserQuestionService
+  private readonly adapters: Map<string, ChatAdapter>
+  private readonly router: Router
+  private readonly now: () => number
+  private readonly log: Logger
+  private readonly policy: ResponderPolicy
+  private readonly holdMaxMs: number
+  private readonly escalationIntervalMs: number
+  private readonly waiters = new Map<string, Waiter>()
+  private readonly holds = new Map<
+    string,
+    { controller: AbortController; timer: ReturnType<typeof setTimeout> }
+  >()
+  private readonly updates = new Map<string, { dirty: boolean; promise: Promise<void> }>()
+  private escalationTimer: ReturnType<typeof setInterval> | undefined
+  private readonly unsubscribe: Array<() => void> = []
+
+  constructor(options: ChatAnswererOptions) {
+    this.service = options.service
+    this.adapters = new Map(options.adapters.map((a) => [a.platform, a]))
+    this.router = options.router ?? defaultRouter(options.destinations ?? [])
+    this.now = options.now ?? Date.now
+    this.log = options.logger ?? silentLogger
+    this.holdMaxMs = options.holdMaxMs ?? 600_000
+    this.escalationIntervalMs = options.escalationIntervalMs ?? 15_000
+    this.policy = new ResponderPolicy({
+      groupMembers: async (platform, groupId) => this.adapters.get(platform)?.groupMembers?.(groupId),
+      now: this.now,
+      ...(options.groupTtlMs === undefined ? {} : { ttlMs: options.groupTtlMs }),
+    })
+    this.answerer = (request, next) => this.answer(request, next)
+    this.host = {
+      handle: (input) => this.handle(input),
+      getCard: async (callId) => (await this.store.getCard<CardState>(callId))?.state,
+    }
+  }
+
+  private get store() {
+    return this.service.store
+  }
+
+  /** Start every adapter, follow the service's lifecycle events, and resume escalation timers. */
+  async start(): Promise<void> {
+    // Restored continued calls, cancellations of continued calls, and answers from other answerers.
+    const onPending = (callId: string) => void this.setStatus(callId, 'continued')
+    const onDropped = (callId: string) => void this.setStatus(callId, 'cancelled', 'cancelled')
+    const onAnswered = (callId: string) => void this.setStatus(callId, 'elsewhere', 'answered elsewhere')
+    this.service.on('pending', onPending)
+    this.service.on('dropped', onDropped)
+    this.service.on('answered', onAnswered)
+    this.unsubscribe.push(() => {
+      this.service.off('pending', onPending)
+      this.service.off('dropped', onDropped)
+      this.service.off('answered', onAnswered)
+    })
+    for (const adapter of this.adapters.values()) await adapter.start(this.host)
+    await this.tick()
+    if (this.escalationIntervalMs > 0) {
+      this.escalationTimer = setInterval(() => void this.tick(), this.escalationIntervalMs)
+      this.escalationTimer.unref()
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.escalationTimer) clearInterval(this.escalationTimer)
+    for (const off of this.unsubscribe.splice(0)) off()
+    for (const hold of this.holds.values()) {
+      clearTimeout(hold.timer)
+      hold.controller.abort()
+    }
+    this.holds.clear()
+    await Promise.allSettled([...this.updates.values()].map((u) => u.promise))
+    for (const adapter of this.adapters.values()) await adapter.stop()
+  }
+
+  // ---- the answerer ----
+
+  private async answer(
+    request: AnswererRequest,
+    next: () => Promise<AskUserQuestionAnswer>,
+  ): Promise<AskUserQuestionAnswer> {
+    const plan = this.router.resolve(request)
+    const destinations = plan.destinations.filter((d) => this.adapters.has(d.platform))
+    if (destinations.length === 0) return next()
+    if (plan.name === 'default' && this.router !== undefined) {
+      this.log.debug('question goes to the default route', { callId: request.callId })
+    }
+    const card = await this.openCard(request, plan, destinations)
+    if (card.status === 'answered' && card.result) return card.result
+    const posted = await this.postCopies(card, destinations)
+    if (posted === 0) {
+      throw new UserQuestionError('PROVIDER_ERROR', 'the question could not be posted to any destination')
+    }
+    return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
+      const { signal } = request
+      const finish = () => {
+        this.waiters.delete(request.callId)
+        signal.removeEventListener('abort', onAbort)
+      }
+      const onAbort = () => {
+        finish()
+        const code = asUserQuestionError(signal.reason)?.code
+        if (code === 'ASK_TIMED_OUT') void this.setStatus(request.callId, 'continued')
+        else
+          void this.setStatus(
+            request.callId,
+            'cancelled',
+            code === 'ASK_CANCELLED' ? 'cancelled' : 'withdrawn',
+          )
+        reject(signal.reason)
+      }
+      if (signal.aborted) return onAbort()
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.waiters.set(request.callId, {
+        signal,
+        resolve: (answer) => {
+          finish()
+          resolve(answer)
+        },
+      })
+    })
+  }
+
+  /** The card for this call: the live one (a re-attach, also after a restart) or a new one. */
+  private async openCard(
+    request: AnswererRequest,
+    plan: RoutePlan,
+    destinations: Destination[],
+  ): Promise<CardState> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const existing = await this.store.getCard<CardState>(request.callId)
+      const same = existing && JSON.stringify(existing.state.questions) === JSON.stringify(request.questions)
+      if (existing && same && (isLive(existing.state) || existing.state.status === 'answered')) {
+        if (existing.state.status !== 'continued') return existing.state
+        // A continued card asked again: the agent waits for it once more.
+        const reopened = { ...existing.state, status: 'open' as const }
+        if ((await this.store.casCard(request.callId, existing.version, reopened)) !== undefined) {
+          void this.refresh(request.callId)
+          return reopened
+        }
+        continue
+      }
+      const requester = request.agent?.requester
+      const card = newCard({
+        callId: request.callId,
+        agentId: request.agent?.id ?? 'default',
+        questions: request.questions,
+        now: this.now(),
+        ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
+        quorum: plan.quorum,
+        ...(plan.responders ? { responders: plan.responders } : {}),
+        ...(plan.excludeRequester && requester ? { excluded: requester } : {}),
+        route: plan.name,
+      })
+      card.destinations = destinations
+      if (plan.escalation.length > 0) card.escalation = plan.escalation
+      if ((await this.store.casCard(request.callId, existing?.version ?? 0, card)) !== undefined) {
+        await this.store.audit({ callId: card.callId, kind: 'asked', detail: { route: plan.name } })
+        // A reused callId: copies already posted show the new card.
+        if (existing) void this.refresh(request.callId)
+        return card
+      }
+    }
+    throw new UserQuestionError('PROVIDER_ERROR', `card for call "${request.callId}" kept changing`)
+  }
+
+  /** Post the card to each destination that has no copy yet. Returns how many copies exist. */
+  private async postCopies(card: CardState, destinations: Destination[], keySuffix = ''): Promise<number> {
+    const existing = new Set((await this.store.listPosts(card.callId)).map((p) => p.destKey))
+    let count = 0
+    await Promise.all(
+      destinations.map(async (destination) => {
+        const destKey = destinationKey(destination) + keySuffix
+        if (existing.has(destKey)) {
+          count++
+          return
+        }
+        const adapter = this.adapters.get(destination.platform)
+        if (!adapter) return
+        try {
+          const ref = await adapter.post(card, destination)
+          await this.store.addPost({
+            callId: card.callId,
+            destKey,
+            platform: destination.platform,
+            ref: ref ?? null,
+            createdAt: this.now(),
+          })
+          count++
+        } catch (error) {
+          this.log.error('posting a card failed', { callId: card.callId, destination: destKey, error })
+          await this.store.audit({
+            callId: card.callId,
+            kind: 'post-failed',
+            platform: destination.platform,
+            detail: { destination: destKey, message: error instanceof Error ? error.message : String(error) },
+          })
+        }
+      }),
+    )
+    return count
+  }
+
+  // ---- interactions ----
+
+  private async handle({ callId, interaction }: InboundInteraction): Promise<InteractionOutcome> {
+    const actor = interaction.actor
+    const audit = (refused: boolean, code?: string) =>
+      this.store.audit({
+        callId,
+        kind: 'interaction',
+        platform: actor.platform,
+        actor: {
+          platform: actor.platform,
+          userId: actor.userId,
+          ...(actor.name ? { name: actor.name } : {}),
+        },
+        detail: interaction.action,
+        refused,
+        ...(code ? { code } : {}),
+      })
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const current = await this.store.getCard<CardState>(callId)
+      if (!current) {
+        await audit(true, 'unknown-call')
+        return { ok: false, message: 'This question is no longer available.' }
+      }
+      const card = current.state
+      if (card.seen.includes(interaction.id)) return { ok: true, card }
+      if (!isLive(card)) {
+        await audit(true, 'finished')
+        return { ok: false, message: finishedRefusal(card).message, card }
+      }
+      if (!(await this.policy.allows(card, actor))) {
+        await audit(true, 'not-allowed')
+        return { ok: false, message: 'You are not one of the people who may answer this question.', card }
+      }
+      const result = applyInteraction(card, interaction)
+      if (!result.ok) {
+        await audit(true, result.refusal.code)
+        return { ok: false, message: result.refusal.message, card }
+      }
+      if (result.duplicate) return { ok: true, card }
+      const version = await this.store.casCard(callId, current.version, result.state)
+      if (version === undefined) continue // someone else changed the card: decide again on the new state
+      await audit(false)
+      const next = result.state
+      if (interaction.action.type === 'hold') this.hold(next, actor)
+      if (interaction.action.type === 'release') this.release(callId, actor)
+      if (result.completed) await this.completed(card, next)
+      void this.refresh(callId)
+      return { ok: true, card: next, ...(result.notice ? { message: result.notice } : {}) }
+    }
+    return { ok: false, message: 'This question is busy; please try again.' }
+  }
+
+  /** A card just completed: hand the answer to the waiting ask, or queue it as a late reply. */
+  private async completed(before: CardState, card: CardState): Promise<void> {
+    for (const key of [...this.holds.keys()].filter((k) => k.startsWith(`${card.callId}\u0000`))) {
+      this.release(card.callId, undefined, key)
+    }
+    await this.store.audit({
+      callId: card.callId,
+      kind: 'completed',
+      ...(card.answeredBy ? { actor: card.answeredBy, platform: card.answeredBy.platform } : {}),
+      detail: card.result,
+    })
+    const answer = card.result
+    if (!answer) return
+    const waiter = this.waiters.get(card.callId)
+    if (before.status === 'open' && waiter && !waiter.signal.aborted) {
+      waiter.resolve(answer)
+      // The window may close in the same instant: if the ask still ends pending, reply late.
+      const flight = this.service.inflight(card.agentId, card.callId)
+      const result = await flight?.catch(() => undefined)
+      if (result && 'pending' in result) await this.deliverLate(card, answer)
+      return
+    }
+    await this.deliverLate(card, answer)
+  }
+
+  private async deliverLate(card: CardState, answer: AskUserQuestionAnswer): Promise<void> {
+    const call = await this.service.getCall(card.callId)
+    if (call?.state !== 'continued') return // open blocking call: the re-attached ask collects it
+    try {
+      await this.service.answer(card.agentId, card.callId, answer)
+    } catch (error) {
+      this.log.warn('late answer not queued', { callId: card.callId, error })
+    }
+  }
+
+  /** "Take my time" / an open form: claim the timed wait while the person is busy. */
+  private hold(card: CardState, person: Person): void {
+    if (card.deadline === undefined || card.status !== 'open') return
+    const key = `${card.callId}\u0000${person.platform}:${person.userId}`
+    if (this.holds.has(key)) return
+    const controller = new AbortController()
+    const timer = setTimeout(() => this.release(card.callId, person), this.holdMaxMs)
+    timer.unref()
+    this.holds.set(key, { controller, timer })
+    void (async () => {
+      for await (const _frame of this.service.attachWait(card.agentId, card.callId, controller.signal)) {
+        // One frame; the claim lasts until the controller aborts or the wait ends.
+      }
+    })()
+  }
+
+  private release(callId: string, person?: Person, rawKey?: string): void {
+    const key = rawKey ?? `${callId}\u0000${person?.platform}:${person?.userId}`
+    const hold = this.holds.get(key)
+    if (!hold) return
+    clearTimeout(hold.timer)
+    hold.controller.abort()
+    this.holds.delete(key)
+    if (person && !rawKey) void this.dropHolder(callId, person)
+  }
+
+  private async dropHolder(callId: string, person: Person): Promise<void> {
+    await this.mutate(callId, (card) =>
+      card.holders.some((p) => samePerson(p, person))
+        ? { ...card, holders: card.holders.filter((p) => !samePerson(p, person)) }
+        : undefined,
+    )
+  }
+
+  /** Move a live card to a lifecycle status and update every copy. */
+  private async setStatus(callId: string, status: 'continued' | 'cancelled' | 'elsewhere', reason?: string) {
+    await this.mutate(callId, (card) => {
+      if (!isLive(card) || card.status === status) return undefined
+      if (status === 'continued' && card.status !== 'open') return undefined
+      return withStatus(card, status, reason)
+    })
+    if (status !== 'continued') {
+      for (const key of [...this.holds.keys()].filter((k) => k.startsWith(`${callId}\u0000`))) {
+        this.release(callId, undefined, key)
+      }
+    }
+  }
+
+  /** Compare-and-set a change; `change` returns undefined for no change. */
+  private async mutate(callId: string, change: (card: CardState) => CardState | undefined): Promise<boolean> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const current = await this.store.getCard<CardState>(callId)
+      if (!current) return false
+      const next = change(current.state)
+      if (!next) return false
+      if ((await this.store.casCard(callId, current.version, next)) !== undefined) {
+        await this.store.audit({ callId, kind: `status:${next.status}` })
+        void this.refresh(callId)
+        return true
+      }
+    }
+    return false
+  }
+
+  /**
+   * Bring every copy of a card up to date. Updates for one card never overlap; changes that land
+   * while an update runs are folded into one more pass with the latest state.
+   */
+  refresh(callId: string): Promise<void> {
+    const running = this.updates.get(callId)
+    if (running) {
+      running.dirty = true
+      return running.promise
+    }
+    const entry = { dirty: true, promise: Promise.resolve() }
+    entry.promise = (async () => {
+      try {
+        while (entry.dirty) {
+          entry.dirty = false
+          const card = (await this.store.getCard<CardState>(callId))?.state
+          if (!card) return
+          const posts = await this.store.listPosts(callId)
+          await Promise.all(
+            posts.map(async (post) => {
+              const adapter = this.adapters.get(post.platform)
+              if (!adapter) return
+              try {
+                await adapter.update(card, post.ref)
+              } catch (error) {
+                this.log.error('updating a card failed', { callId, destination: post.destKey, error })
+              }
+            }),
+          )
+        }
+      } finally {
+        this.updates.delete(callId)
+      }
+    })()
+    this.updates.set(callId, entry)
+    return entry.promise
+  }
+
+  // ---- escalation ----
+
+  /**
+   * Fire escalation tiers that are due. Times count from the card's creation, so a restart
+   * neither loses nor repeats a tier (the tier count is compare-and-set in the store).
+   */
+  async tick(): Promise<void> {
+    const cards = await this.store.listCards<CardState>()
+    for (const { callId, state } of cards) {
+      if (!isLive(state) || !state.escalation) continue
+      let card = state
+      while (card.escalated < (card.escalation?.length ?? 0)) {
+        const tier = card.escalation?.[card.escalated]
+        if (!tier || this.now() < card.createdAt + tier.afterMs) break
+        const index = card.escalated
+        let fired: CardState | undefined
+        const ok = await this.mutate(callId, (c) => {
+          if (c.escalated !== index || !isLive(c)) return undefined
+          fired = { ...c, escalated: index + 1 }
+          return fired
+        })
+        if (!ok || !fired) break
+        card = fired
+        const targets = tier.destinations?.length
+          ? tier.destinations.map((d) => (tier.mention?.length ? { ...d, mention: tier.mention } : d))
+          : (card.destinations ?? []).map((d) => ({ ...d, mention: tier.mention ?? [] }))
+        await this.postCopies(card, targets, `#escalation-${index + 1}`)
+        await this.store.audit({
+          callId,
+          kind: 'escalated',
+          detail: { tier: index + 1, after: tier.afterMs },
+        })
+        this.log.info('question escalated', { callId, tier: index + 1 })
+      }
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import type { Destination, EscalationTier, Responders } from '../card/types.js'
+import type { AnswererRequest } from '../protocol/types.js'
+
+/** What routing decided for one request. */
+export interface RoutePlan {
+  /** The route's name; `default` for the env defaults. */
+  name: string
+  destinations: Destination[]
+  responders?: Responders
+  /** Distinct approvers needed for an approval. @default 1 */
+  quorum: number
+  excludeRequester: boolean
+  escalation: EscalationTier[]
+}
+
+export interface Router {
+  resolve(request: AnswererRequest): RoutePlan
+}
+
+/** The router used without a routes file: every request to the default destinations. */
+export function defaultRouter(destinations: Destination[]): Router {
+  return {
+    resolve: () => ({ name: 'default', destinations, quorum: 1, excludeRequester: false, escalation: [] }),
+  }
+}

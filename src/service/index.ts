@@ -1,0 +1,3 @@
+export * from './agents.js'
+export * from './service.js'
+export * from './waterfall.js'

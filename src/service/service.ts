@@ -1,0 +1,541 @@
+import { randomUUID } from 'node:crypto'
+import { EventEmitter } from 'node:events'
+import { CALL_ID_PATTERN } from '../card/codec.js'
+import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
+import { answerSchema } from '../protocol/schemas.js'
+import type {
+  Agent,
+  Answerer,
+  AnswererRequest,
+  AskUserQuestionAnswer,
+  AskUserQuestionAnswerItem,
+  AskUserQuestionRequest,
+  LateReply,
+  TimedUserQuestionResult,
+  UserQuestionProjectionView,
+} from '../protocol/types.js'
+import { checkAnswer, checkIntents, checkQuestions } from '../protocol/validate.js'
+import type { CallRecord, Store } from '../store/types.js'
+import { AgentRegistry } from './agents.js'
+import { Waterfall } from './waterfall.js'
+
+/** The largest timeout a timer can hold (2^31 - 1 ms). */
+export const MAX_TIMEOUT_MS = 2_147_483_647
+
+export interface QueuedReply {
+  agentId: string
+  callId: string
+  reply: LateReply
+}
+
+export interface ServiceEvents {
+  /** A call was recorded (blocking or timed). */
+  asked: [call: { callId: string; agentId: string; timed: boolean }]
+  /** A timed call's window closed: it is continued. */
+  pending: [callId: string]
+  /** A call settled with an answer (in the window, or a blocking ask). */
+  answered: [callId: string, answers: AskUserQuestionAnswerItem[]]
+  /** A call ended without an answer (failure, abort, cancel). */
+  dropped: [callId: string, code: string]
+  /** A late reply was queued for an agent. */
+  reply: [reply: QueuedReply]
+  /** A queued reply was admitted (the call settled) or discarded (answerable again). */
+  replyAdmitted: [reply: { agentId: string; callId: string }]
+  replyDiscarded: [reply: { agentId: string; callId: string }]
+}
+
+export interface UserQuestionServiceOptions {
+  store: Store
+  agents?: AgentRegistry
+  /** Clock for deadlines. @default Date.now */
+  now?: () => number
+}
+
+interface LiveWait {
+  agentId: string
+  callId: string
+  deadline: number
+  claims: number
+  timer: ReturnType<typeof setTimeout> | undefined
+  /** Resolves the host's race with a timeout. */
+  expire: () => void
+  /** Aborts the waterfall's own signal. */
+  controller: AbortController
+  ended: boolean
+  /** Wakes attached clients when the wait ends. */
+  endedSignal: AbortController
+}
+
+interface Flight {
+  agentId: string
+  callId: string
+  controller: AbortController
+  promise: Promise<TimedUserQuestionResult>
+}
+
+const key = (agentId: string, callId: string) => `${agentId}\u0000${callId}`
+
+/**
+ * The user-questions service: validates, records, runs the answerer waterfall and keeps timed
+ * waits. Expected outcomes (pending) are values; protocol failures are UserQuestionErrors.
+ */
+export class UserQuestionService extends EventEmitter<ServiceEvents> {
+  readonly store: Store
+  readonly agents: AgentRegistry
+  private readonly now: () => number
+  private readonly waterfall = new Waterfall()
+  private readonly waits = new Map<string, LiveWait>()
+  private readonly flights = new Map<string, Flight>()
+  private closed = false
+
+  constructor(options: UserQuestionServiceOptions) {
+    super()
+    this.store = options.store
+    this.agents = options.agents ?? new AgentRegistry()
+    this.now = options.now ?? Date.now
+  }
+
+  /**
+   * Register an answerer (a plain `(request, next) => Promise<answer>` function).
+   * With `agentId`, it only sees that agent's requests. Returns the unregister function.
+   */
+  use(answerer: Answerer, options: { agentId?: string } = {}): () => void {
+    return this.waterfall.use(answerer, options)
+  }
+
+  /** Ask and wait until answered (no deadline). */
+  async ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
+    const timed = request.wait?.timed === true
+    if (timed) {
+      // A timed wait goes through askTimed, which owns the deadline.
+      throw new UserQuestionError('BAD_TIMEOUT', 'ask() with wait.timed needs askTimed() and a timeout')
+    }
+    this.validate(request, false)
+    const callId = request.wait?.callId ?? `ask-${randomUUID()}`
+    const agentId = request.agent?.id ?? 'default'
+    const result = await this.fly(agentId, callId, request, async (controller) => {
+      await this.store.append({
+        type: 'asked',
+        callId,
+        agentId,
+        questions: request.questions,
+        timed: false,
+        ...(request.route === undefined ? {} : { route: request.route }),
+      })
+      this.emit('asked', { callId, agentId, timed: false })
+      return this.runWaterfall(request, callId, controller, undefined, () =>
+        Promise.reject(new UserQuestionError('NO_PROVIDER', 'no answerer claimed the question')),
+      )
+    })
+    return result as AskUserQuestionAnswer
+  }
+
+  /**
+   * Ask with a foreground deadline. Returns the answer if it arrives in the window, otherwise
+   * `{pending: true, callId}`: still answerable, never a refusal or a permission.
+   */
+  async askTimed(
+    request: AskUserQuestionRequest & { agent: Agent },
+    callId: string,
+    timeoutMs: number,
+  ): Promise<TimedUserQuestionResult> {
+    if (request.signal?.aborted) throw aborted(request.signal)
+    if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
+      throw new UserQuestionError('BAD_TIMEOUT', `timeout must be an integer from 1 to ${MAX_TIMEOUT_MS} ms`)
+    }
+    if (!request.agent) throw new UserQuestionError('CALLER_NOT_LIVE', 'a timed question needs an agent')
+    const full: AskUserQuestionRequest = { ...request, wait: { callId, timed: true } }
+    this.validate(full, true)
+    const agentId = request.agent.id
+    const k = key(agentId, callId)
+    if (this.waits.has(k)) {
+      throw new UserQuestionError('DUPLICATE_WAIT', `a timed wait for call "${callId}" is already live`)
+    }
+    const deadline = this.now() + timeoutMs
+    const wait: LiveWait = {
+      agentId,
+      callId,
+      deadline,
+      claims: 0,
+      timer: undefined,
+      expire: () => {},
+      controller: new AbortController(),
+      ended: false,
+      endedSignal: new AbortController(),
+    }
+    this.waits.set(k, wait)
+    const expired = new Promise<'expired'>((resolve) => {
+      wait.expire = () => resolve('expired')
+    })
+    this.armTimer(wait)
+    try {
+      return await this.fly(
+        agentId,
+        callId,
+        full,
+        async (controller) => {
+          await this.store.append({
+            type: 'asked',
+            callId,
+            agentId,
+            questions: request.questions,
+            timed: true,
+            deadline,
+            ...(request.route === undefined ? {} : { route: request.route }),
+          })
+          this.emit('asked', { callId, agentId, timed: true })
+          // An unclaimed request is held until the deadline even if every answerer delegated.
+          const held = () =>
+            new Promise<AskUserQuestionAnswer>((_, reject) => {
+              const signal = controller.signal
+              if (signal.aborted) return reject(signal.reason)
+              signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+            })
+          const answered = this.runWaterfall(full, callId, controller, deadline, held).then(
+            (answer) => ({ answer }),
+            (error: unknown) => {
+              // A client whose own countdown ended rejects with ASK_TIMED_OUT: that is pending.
+              if (asUserQuestionError(error)?.code === 'ASK_TIMED_OUT') return 'expired' as const
+              throw error
+            },
+          )
+          const outcome = await Promise.race([answered, expired])
+          if (outcome === 'expired') {
+            answered.catch(() => {})
+            return { pending: true, callId } as const
+          }
+          return outcome.answer
+        },
+        wait.controller,
+      )
+    } finally {
+      this.endWait(wait)
+    }
+  }
+
+  /**
+   * Claim a live timed wait as an answer client. Yields one `{remainingMs}` frame, then holds
+   * until the client stops iterating, `signal` aborts, or the wait ends. While any claim is held
+   * the host timer is stopped; the original deadline applies again when the last claim leaves.
+   */
+  async *attachWait(
+    agent: Agent | string,
+    callId: string,
+    signal?: AbortSignal,
+  ): AsyncGenerator<{ remainingMs: number }, void, undefined> {
+    const wait = this.waits.get(key(typeof agent === 'string' ? agent : agent.id, callId))
+    if (!wait || wait.ended || signal?.aborted) return
+    wait.claims++
+    if (wait.timer) clearTimeout(wait.timer)
+    wait.timer = undefined
+    try {
+      yield { remainingMs: Math.max(0, wait.deadline - this.now()) }
+      await new Promise<void>((resolve) => {
+        if (wait.ended || signal?.aborted) return resolve()
+        const done = () => resolve()
+        wait.endedSignal.signal.addEventListener('abort', done, { once: true })
+        signal?.addEventListener('abort', done, { once: true })
+      })
+    } finally {
+      wait.claims--
+      if (wait.claims === 0 && !wait.ended) this.armTimer(wait)
+    }
+  }
+
+  /** Whether a timed wait is live for this call (for clients deciding to attach). */
+  hasLiveWait(agentId: string, callId: string): boolean {
+    return this.waits.has(key(agentId, callId))
+  }
+
+  /** The in-flight ask for this agent and call, to re-attach a caller to it. */
+  inflight(agentId: string, callId: string): Promise<TimedUserQuestionResult> | undefined {
+    return this.flights.get(key(agentId, callId))?.promise
+  }
+
+  /**
+   * Answer a continued question late. Returns false for an open or unknown call. Throws
+   * BAD_ANSWER for a batch that does not answer each question once with its own labels, and
+   * REPLY_QUEUED while a reply for the call waits for the agent to admit it.
+   */
+  async answer(agent: Agent | string, callId: string, answer: unknown): Promise<boolean> {
+    const agentId = typeof agent === 'string' ? agent : agent.id
+    const queued = await this.store.transact((calls) => {
+      const call = calls.get(callId)
+      if (!call || call.agentId !== agentId || call.state !== 'continued')
+        return { events: [], result: undefined }
+      const batch = checkAnswer(call.questions, answer)
+      if (call.queuedReply) {
+        throw new UserQuestionError(
+          'REPLY_QUEUED',
+          `a reply for call "${callId}" is already waiting for the agent`,
+        )
+      }
+      const reply: LateReply = {
+        source: 'user-question-reply',
+        outcome: 'answered',
+        payload: {
+          kind: 'answer_to_pending_question',
+          tool: 'ask_user_question',
+          callId,
+          questions: call.questions,
+          answers: batch.answers,
+        },
+      }
+      return { events: [{ type: 'reply_queued', callId, agentId, reply }], result: reply }
+    })
+    if (!queued) return false
+    this.emit('reply', { agentId, callId, reply: queued })
+    return true
+  }
+
+  /** Late replies queued for an agent, not yet admitted or discarded, in ask order. */
+  async replies(agentId: string): Promise<QueuedReply[]> {
+    const calls = await this.store.listCalls({ agentId, states: ['continued'] })
+    return calls.flatMap((c) => (c.queuedReply ? [{ agentId, callId: c.callId, reply: c.queuedReply }] : []))
+  }
+
+  /**
+   * The agent admitted a reply: the call settles with the reply's batch (zero answers when it
+   * has no readable batch). `reply` defaults to the queued one. False when nothing changed.
+   */
+  async admitReply(agentId: string, callId: string, reply?: unknown): Promise<boolean> {
+    const admitted = await this.store.transact((calls) => {
+      const call = calls.get(callId)
+      if (!call || call.agentId !== agentId || call.state !== 'continued')
+        return { events: [], result: false }
+      const source = reply ?? call.queuedReply
+      if (source === undefined) return { events: [], result: false }
+      const answers = readBatch(source)
+      return {
+        events: [{ type: 'reply_admitted', callId, ...(answers ? { answers } : {}) }],
+        result: true,
+      }
+    })
+    if (admitted) this.emit('replyAdmitted', { agentId, callId })
+    return admitted
+  }
+
+  /** The agent discarded a queued reply: the call is answerable again. */
+  async discardReply(agentId: string, callId: string): Promise<boolean> {
+    const discarded = await this.store.transact((calls) => {
+      const call = calls.get(callId)
+      if (!call || call.agentId !== agentId || !call.queuedReply) return { events: [], result: false }
+      return { events: [{ type: 'reply_discarded', callId }], result: true }
+    })
+    if (discarded) this.emit('replyDiscarded', { agentId, callId })
+    return discarded
+  }
+
+  /**
+   * Cancel a call: a waiting ask fails with ASK_CANCELLED; a continued call stops being
+   * answerable. False for an unknown or already finished call.
+   */
+  async cancel(callId: string, reason = 'the question was cancelled'): Promise<boolean> {
+    const flight = [...this.flights.values()].find((f) => f.callId === callId)
+    if (flight) {
+      flight.controller.abort(new UserQuestionError('ASK_CANCELLED', reason))
+      await flight.promise.catch(() => {})
+      return true
+    }
+    const dropped = await this.store.transact((calls) => {
+      const call = calls.get(callId)
+      if (!call || (call.state !== 'open' && call.state !== 'continued')) return { events: [], result: false }
+      return { events: [{ type: 'dropped', callId, code: 'ASK_CANCELLED', message: reason }], result: true }
+    })
+    if (dropped) this.emit('dropped', callId, 'ASK_CANCELLED')
+    return dropped
+  }
+
+  getCall(callId: string): Promise<CallRecord | undefined> {
+    return this.store.getCall(callId)
+  }
+
+  projection(agentId?: string): Promise<UserQuestionProjectionView> {
+    return this.store.projection(agentId)
+  }
+
+  /**
+   * After a restart: timed calls left open by a dead process get the "outcome unknown" result
+   * and become continued, so they stay answerable and later replies arrive as a new turn.
+   */
+  async recover(): Promise<string[]> {
+    const live = new Set([...this.flights.values()].map((f) => f.callId))
+    const continued = await this.store.transact((calls) => {
+      const ids = [...calls.values()]
+        .filter((c) => c.timed && c.state === 'open' && !live.has(c.callId))
+        .map((c) => c.callId)
+      return { events: ids.map((callId) => ({ type: 'pending' as const, callId })), result: ids }
+    })
+    for (const callId of continued) this.emit('pending', callId)
+    return continued
+  }
+
+  /** End every wait with ASK_ABORTED. The store stays open (its owner closes it). */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    const flights = [...this.flights.values()]
+    for (const f of flights)
+      f.controller.abort(new UserQuestionError('ASK_ABORTED', 'the service is closing'))
+    await Promise.allSettled(flights.map((f) => f.promise))
+  }
+
+  // ---- internals ----
+
+  private validate(request: AskUserQuestionRequest, timed: boolean): void {
+    if (this.closed) throw new UserQuestionError('ASK_ABORTED', 'the service is closed')
+    if (request.signal?.aborted) throw aborted(request.signal)
+    if (Array.isArray(request.questions) && request.questions.length === 0) {
+      throw new UserQuestionError('EMPTY_QUESTIONS', 'the request has no questions')
+    }
+    checkQuestions(request.questions)
+    const callId = request.wait?.callId
+    if (callId !== undefined && (typeof callId !== 'string' || !CALL_ID_PATTERN.test(callId))) {
+      throw new UserQuestionError('BAD_QUESTION', 'callId must be 1-64 characters of A-Z a-z 0-9 _ . : -')
+    }
+    if (request.agent) {
+      if (!this.agents.isLive(request.agent)) {
+        throw new UserQuestionError('CALLER_NOT_LIVE', `agent "${request.agent.id}" is not the live instance`)
+      }
+      if (request.agent.delegated) {
+        throw new UserQuestionError(
+          'DELEGATED_CALLER',
+          `agent "${request.agent.id}" is delegated: it has no human to ask`,
+        )
+      }
+    }
+    checkIntents(request.questions, timed)
+  }
+
+  /** Track an in-flight call and record how it ended. */
+  private async fly(
+    agentId: string,
+    callId: string,
+    request: AskUserQuestionRequest,
+    body: (controller: AbortController) => Promise<TimedUserQuestionResult>,
+    controller = new AbortController(),
+  ): Promise<TimedUserQuestionResult> {
+    const k = key(agentId, callId)
+    const callerSignal = request.signal
+    const onCallerAbort = () =>
+      controller.abort(
+        new UserQuestionError('ASK_ABORTED', 'the caller aborted', { cause: callerSignal?.reason }),
+      )
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true })
+    let promise: Promise<TimedUserQuestionResult> | undefined
+    const run = (async () => {
+      try {
+        const result = await abortable(body(controller), controller.signal)
+        if ('pending' in result) {
+          // Only the waterfall's own signal learns of the timeout; the caller's turn goes on.
+          controller.abort(new UserQuestionError('ASK_TIMED_OUT', 'the question window closed'))
+          await this.store.append({ type: 'pending', callId })
+          this.emit('pending', callId)
+        } else {
+          await this.store.append({ type: 'answered', callId, answers: result.answers })
+          this.emit('answered', callId, result.answers)
+        }
+        return result
+      } catch (error) {
+        const failure = this.mapFailure(error, controller.signal)
+        await this.store.append({ type: 'dropped', callId, code: failure.code, message: failure.message })
+        this.emit('dropped', callId, failure.code)
+        throw failure
+      } finally {
+        callerSignal?.removeEventListener('abort', onCallerAbort)
+        if (this.flights.get(k)?.promise === promise) this.flights.delete(k)
+      }
+    })()
+    promise = run
+    this.flights.set(k, { agentId, callId, controller, promise })
+    return promise
+  }
+
+  private runWaterfall(
+    request: AskUserQuestionRequest,
+    callId: string,
+    controller: AbortController,
+    deadline: number | undefined,
+    terminal: () => Promise<AskUserQuestionAnswer>,
+  ): Promise<AskUserQuestionAnswer> {
+    const answererRequest: AnswererRequest = {
+      questions: request.questions,
+      signal: controller.signal,
+      callId,
+      ...(request.agent ? { agent: request.agent } : {}),
+      ...(request.wait ? { wait: request.wait } : {}),
+      ...(request.route === undefined ? {} : { route: request.route }),
+      ...(deadline === undefined ? {} : { deadline }),
+    }
+    return this.waterfall
+      .run(answererRequest, terminal)
+      .then((answer) => checkAnswer(request.questions, answer))
+  }
+
+  private mapFailure(error: unknown, signal: AbortSignal): UserQuestionError {
+    const coded = asUserQuestionError(error)
+    if (coded) return coded
+    if (signal.aborted) {
+      const reason = asUserQuestionError(signal.reason)
+      return new UserQuestionError(
+        reason?.code ?? 'ASK_ABORTED',
+        reason?.message ?? 'the question was aborted',
+        {
+          cause: error,
+        },
+      )
+    }
+    const message = error instanceof Error ? error.message : String(error)
+    return new UserQuestionError('PROVIDER_ERROR', message, { cause: error })
+  }
+
+  private armTimer(wait: LiveWait): void {
+    if (wait.timer) clearTimeout(wait.timer)
+    const remaining = Math.max(0, wait.deadline - this.now())
+    wait.timer = setTimeout(() => {
+      wait.timer = undefined
+      if (wait.claims === 0 && !wait.ended) wait.expire()
+    }, remaining)
+  }
+
+  private endWait(wait: LiveWait): void {
+    wait.ended = true
+    if (wait.timer) clearTimeout(wait.timer)
+    wait.timer = undefined
+    wait.endedSignal.abort()
+    const k = key(wait.agentId, wait.callId)
+    if (this.waits.get(k) === wait) this.waits.delete(k)
+  }
+}
+
+function aborted(signal: AbortSignal): UserQuestionError {
+  return new UserQuestionError('ASK_ABORTED', 'the question was aborted', { cause: signal.reason })
+}
+
+/** Reject as soon as the signal aborts, with its reason, whatever the body does. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {})
+    return Promise.reject(signal.reason)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(v)
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(e)
+      },
+    )
+  })
+}
+
+function readBatch(reply: unknown): AskUserQuestionAnswerItem[] | undefined {
+  const payload = (reply as { payload?: { answers?: unknown } } | null)?.payload
+  const parsed = answerSchema.safeParse({ answers: payload?.answers })
+  return parsed.success ? (parsed.data.answers as AskUserQuestionAnswerItem[]) : undefined
+}
