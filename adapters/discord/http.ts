@@ -1,0 +1,56 @@
+/**
+ * The HTTP transport for interactions (`POST /discord/interactions`): read the raw body, verify the
+ * Ed25519 signature, parse. Responses for failures are written here; success is left to the caller.
+ */
+import type { KeyObject } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { APIInteraction } from 'discord.js'
+import { verifyDiscordSignature } from './verify.js'
+
+/** Interaction payloads are small; anything larger is not Discord. */
+const MAX_BODY = 1 << 20
+
+function fail(res: ServerResponse, status: number, message: string): undefined {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ message }))
+  return undefined
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer)
+    size += buffer.length
+    if (size > MAX_BODY) return undefined
+    chunks.push(buffer)
+  }
+  return Buffer.concat(chunks)
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+/** The verified payload, or undefined after answering 405 / 413 / 401 / 400. */
+export async function readInteractionRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  key: KeyObject,
+): Promise<APIInteraction | undefined> {
+  if (req.method !== 'POST') return fail(res, 405, 'method not allowed')
+  const body = await readBody(req)
+  if (!body) return fail(res, 413, 'payload too large')
+  const signature = header(req, 'x-signature-ed25519')
+  const timestamp = header(req, 'x-signature-timestamp')
+  if (!verifyDiscordSignature(key, signature, timestamp, body))
+    return fail(res, 401, 'invalid request signature')
+  try {
+    const payload = JSON.parse(body.toString('utf8')) as APIInteraction
+    if (typeof payload !== 'object' || payload === null || typeof payload.type !== 'number')
+      return fail(res, 400, 'not an interaction')
+    return payload
+  } catch {
+    return fail(res, 400, 'invalid JSON')
+  }
+}

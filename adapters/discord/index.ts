@@ -1,0 +1,362 @@
+/**
+ * The Discord adapter: cards as messages with embeds and buttons/selects, interactions from the
+ * gateway (or signed HTTP), answers through the card host.
+ */
+
+import type { KeyObject } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import {
+  type APIInteraction,
+  type APIInteractionResponse,
+  InteractionResponseType,
+  InteractionType,
+  MessageFlags,
+} from 'discord.js'
+import type { CardHost, ChatAdapter } from '../../src/answerer/adapter.js'
+import type { CardState, Destination, Person } from '../../src/card/types.js'
+import { type Logger, silentLogger } from '../../src/log.js'
+import { type Decoded, type ParsedInteraction, parseInteraction, toInbound } from './decode.js'
+import { readInteractionRequest } from './http.js'
+import { declineModal, otherModal } from './modal.js'
+import { cardToDiscordMessages, type DiscordMessage } from './render.js'
+import { DiscordTransport } from './transport.js'
+import { importPublicKey } from './verify.js'
+
+export { decodeInteraction, parseInteraction, toInbound } from './decode.js'
+export { declineModal, otherModal } from './modal.js'
+export { cardToDiscordMessages, type DiscordMessage, type RenderOptions } from './render.js'
+export { importPublicKey, verifyDiscordSignature } from './verify.js'
+
+export interface DiscordAdapterOptions {
+  /** Bot token (DISCORD_BOT_TOKEN). */
+  token: string
+  /**
+   * REST base (DISCORD_API_URL); the gateway URL comes from `GET /gateway/bot`.
+   * @default 'https://discord.com/api'
+   */
+  apiUrl?: string
+  /** Application public key (DISCORD_PUBLIC_KEY): enables `handleHttp` for HTTP interactions. */
+  publicKey?: string
+  /** Application id; only informational, interactions carry their own. */
+  applicationId?: string
+  /**
+   * Connect to the gateway on `start`. Turn off only when every interaction arrives over HTTP.
+   * @default true
+   */
+  gateway?: boolean
+  /**
+   * How long an interaction may run before it is acknowledged with DEFERRED_UPDATE_MESSAGE.
+   * Discord invalidates the token after 3 s without a response.
+   * @default 2000
+   */
+  ackAfterMs?: number
+  logger?: Logger
+}
+
+/** What `post` returns and `update` receives (stored as JSON by the answerer). */
+export interface DiscordRef {
+  channelId: string
+  /** The card's messages, first to last (continuation messages when it does not fit one). */
+  messageIds: string[]
+  mention?: string[]
+  locale?: string
+}
+
+function isRef(value: unknown): value is DiscordRef {
+  const ref = value as DiscordRef | null
+  return (
+    typeof ref?.channelId === 'string' &&
+    Array.isArray(ref.messageIds) &&
+    ref.messageIds.every((id) => typeof id === 'string')
+  )
+}
+
+/** What a left-over continuation message shows once a card needs fewer messages. */
+const EMPTY_CONTINUATION: DiscordMessage = {
+  content: '-# (continued above)',
+  embeds: [],
+  components: [],
+  allowed_mentions: { parse: [] },
+}
+
+/** Interaction tokens stay valid 15 minutes; use them a little less. */
+const TOKEN_TTL_MS = 14 * 60_000
+
+export class DiscordAdapter implements ChatAdapter {
+  readonly platform = 'discord' as const
+  readonly transport: DiscordTransport
+  private host: CardHost | undefined
+  private readonly log: Logger
+  private readonly key: KeyObject | undefined
+  private readonly gateway: boolean
+  private readonly ackAfterMs: number
+  /** Continuation messages posted by `update` beyond those in the stored ref, by first message id. */
+  private readonly extra = new Map<string, string[]>()
+  /** What each message last showed, so unchanged messages are not edited again. */
+  private readonly shown = new Map<string, string>()
+  /** Each person's latest interaction token, for private notices. */
+  private readonly tokens = new Map<string, { applicationId: string; token: string; until: number }>()
+  private readonly pending = new Set<Promise<unknown>>()
+
+  constructor(options: DiscordAdapterOptions) {
+    this.log = options.logger ?? silentLogger
+    this.transport = new DiscordTransport({
+      token: options.token,
+      ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}),
+      logger: this.log,
+    })
+    this.key = options.publicKey ? importPublicKey(options.publicKey) : undefined
+    this.gateway = options.gateway ?? true
+    this.ackAfterMs = options.ackAfterMs ?? 2000
+  }
+
+  async start(host: CardHost): Promise<void> {
+    this.host = host
+    if (this.gateway) {
+      await this.transport.connect((payload) => {
+        this.track(
+          this.onInteraction(payload, (body) => this.transport.callback(payload.id, payload.token, body)),
+        )
+      })
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.allSettled([...this.pending])
+    await this.transport.close()
+  }
+
+  async post(card: CardState, destination: Destination): Promise<DiscordRef> {
+    const channelId =
+      destination.channel ?? (destination.user && (await this.transport.dmChannel(destination.user)))
+    if (!channelId) throw new Error('a Discord destination needs a channel or a user')
+    const locale = this.transport.channelLocale(channelId)
+    const ref: DiscordRef = { channelId, messageIds: [] }
+    if (destination.mention?.length) ref.mention = [...destination.mention]
+    if (locale) ref.locale = locale
+    for (const message of cardToDiscordMessages(card, ref)) {
+      const sent = await this.transport.send(channelId, message)
+      ref.messageIds.push(sent.id)
+      this.remember(sent.id, message)
+    }
+    return ref
+  }
+
+  async update(card: CardState, ref: unknown): Promise<void> {
+    if (!isRef(ref)) throw new Error('not a Discord card reference')
+    const first = ref.messageIds[0]
+    if (!first) return
+    const messages = cardToDiscordMessages(card, ref)
+    const ids = [...ref.messageIds, ...(this.extra.get(first) ?? [])]
+    for (const [i, message] of messages.entries()) {
+      const id = ids[i]
+      if (id) await this.editIfChanged(ref.channelId, id, message)
+      else {
+        const sent = await this.transport.send(ref.channelId, message)
+        this.extra.set(first, [...(this.extra.get(first) ?? []), sent.id])
+        this.remember(sent.id, message)
+      }
+    }
+    for (const id of ids.slice(messages.length))
+      await this.editIfChanged(ref.channelId, id, EMPTY_CONTINUATION)
+  }
+
+  async notify(person: Person, text: string): Promise<void> {
+    const recent = this.tokens.get(person.userId)
+    if (recent && recent.until > Date.now()) {
+      try {
+        await this.transport.followUp(recent.applicationId, recent.token, text)
+        return
+      } catch (error) {
+        this.log.debug('ephemeral notice failed, sending a DM', { error })
+      }
+    }
+    const channelId = await this.transport.dmChannel(person.userId)
+    await this.transport.send(channelId, {
+      content: text,
+      embeds: [],
+      components: [],
+      allowed_mentions: { parse: [] },
+    })
+  }
+
+  /**
+   * HTTP interactions (`POST /discord/interactions`): Ed25519-verified, 401 on a bad signature,
+   * PING answered with PONG. The initial response is the HTTP reply.
+   */
+  async handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!this.key) {
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end('{"message":"HTTP interactions are off"}')
+      return
+    }
+    const payload = await readInteractionRequest(req, res, this.key)
+    if (!payload) return
+    let replied = false
+    const reply = async (body: APIInteractionResponse) => {
+      if (replied) throw new Error('already replied over HTTP')
+      replied = true
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+    }
+    await this.track(this.onInteraction(payload, reply))
+    if (!res.writableEnded) res.writeHead(202).end()
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.pending.add(promise)
+    void promise.finally(() => this.pending.delete(promise)).catch(() => {})
+    return promise
+  }
+
+  private remember(messageId: string, message: DiscordMessage): void {
+    this.shown.set(messageId, JSON.stringify(message))
+    // Bounded: forgetting only costs one redundant edit.
+    if (this.shown.size > 10_000) {
+      const oldest = this.shown.keys().next().value
+      if (oldest !== undefined) this.shown.delete(oldest)
+    }
+  }
+
+  private async editIfChanged(channelId: string, messageId: string, message: DiscordMessage): Promise<void> {
+    if (this.shown.get(messageId) === JSON.stringify(message)) return
+    await this.transport.edit(channelId, messageId, message)
+    this.remember(messageId, message)
+  }
+
+  /**
+   * One interaction, acknowledged within the deadline: refusals become ephemeral replies, modals
+   * open at once, everything else is acknowledged with DEFERRED_UPDATE_MESSAGE (the card itself is
+   * edited through the channel endpoints by `update`).
+   */
+  private async onInteraction(
+    payload: APIInteraction,
+    reply: (body: APIInteractionResponse) => Promise<void>,
+  ): Promise<void> {
+    if (payload.type === InteractionType.Ping) {
+      await reply({ type: InteractionResponseType.Pong })
+      return
+    }
+    const parsed = parseInteraction(payload)
+    const ack = new Acknowledger(payload, reply, this.transport, this.log, this.ackAfterMs)
+    try {
+      if (!parsed) {
+        await ack.tell('askbridge does not know this control.')
+        return
+      }
+      this.tokens.set(parsed.actor.userId, {
+        applicationId: parsed.applicationId,
+        token: parsed.token,
+        until: Date.now() + TOKEN_TTL_MS,
+      })
+      const host = this.host
+      if (!host) {
+        await ack.tell('askbridge is starting; please try again in a moment.')
+        return
+      }
+      const card = await host.getCard(parsed.ref.callId)
+      const decoded = toInbound(parsed, card)
+      await this.act(decoded, parsed, card, host, ack)
+    } catch (error) {
+      this.log.error('discord interaction failed', { error, interaction: payload.id })
+      await ack.tell('Something went wrong; please try again.').catch(() => {})
+    } finally {
+      await ack.finish()
+    }
+  }
+
+  private async act(
+    decoded: Decoded,
+    parsed: ParsedInteraction,
+    card: CardState | undefined,
+    host: CardHost,
+    ack: Acknowledger,
+  ): Promise<void> {
+    switch (decoded.kind) {
+      case 'refuse':
+        await ack.tell(decoded.message)
+        return
+      case 'modal': {
+        if (!card || ack.replied) {
+          await ack.tell('Please press the button again.')
+          return
+        }
+        const data = decoded.modal === 'decline' ? declineModal(card, decoded.q) : otherModal(card, decoded.q)
+        await ack.send({ type: InteractionResponseType.Modal, data })
+        // Typing in the form holds a timed wait open; a refusal shows when the form is submitted.
+        const outcome = await host.handle(decoded.inbound)
+        if (!outcome.ok)
+          this.log.debug('hold refused', { callId: parsed.ref.callId, message: outcome.message })
+        return
+      }
+      case 'apply': {
+        const outcome = await host.handle(decoded.inbound)
+        if (!outcome.ok) await ack.tell(outcome.message ?? 'That did not work; please try again.')
+        else if (outcome.message) await ack.tell(outcome.message)
+        return
+      }
+    }
+  }
+}
+
+/** The 3-second rule in one place: defer when slow, then reply or follow up privately. */
+class Acknowledger {
+  replied = false
+  private readonly timer: ReturnType<typeof setTimeout>
+  private deferring: Promise<void> | undefined
+
+  constructor(
+    private readonly payload: APIInteraction,
+    private readonly reply: (body: APIInteractionResponse) => Promise<void>,
+    private readonly transport: DiscordTransport,
+    private readonly log: Logger,
+    ackAfterMs: number,
+  ) {
+    this.timer = setTimeout(() => {
+      this.deferring = this.defer()
+    }, ackAfterMs)
+  }
+
+  /** Send the initial response (once). */
+  async send(body: APIInteractionResponse): Promise<void> {
+    clearTimeout(this.timer)
+    if (this.replied) throw new Error('interaction already acknowledged')
+    this.replied = true
+    try {
+      await this.reply(body)
+    } catch (error) {
+      // An expired or already-used token: the card is still edited through the channel.
+      this.log.warn('interaction response failed', { error, interaction: this.payload.id })
+    }
+  }
+
+  /** A private message to the person who acted. */
+  async tell(content: string): Promise<void> {
+    clearTimeout(this.timer)
+    await this.deferring
+    if (!this.replied) {
+      await this.send({
+        type: InteractionResponseType.ChannelMessageWithSource,
+        data: { content, flags: MessageFlags.Ephemeral, allowed_mentions: { parse: [] } },
+      })
+      return
+    }
+    try {
+      await this.transport.followUp(this.payload.application_id, this.payload.token, content)
+    } catch (error) {
+      this.log.warn('interaction follow-up failed', { error, interaction: this.payload.id })
+    }
+  }
+
+  private async defer(): Promise<void> {
+    if (this.replied) return
+    await this.send({ type: InteractionResponseType.DeferredMessageUpdate })
+  }
+
+  /** Acknowledge silently if nothing was said. */
+  async finish(): Promise<void> {
+    clearTimeout(this.timer)
+    await this.deferring
+    if (!this.replied) await this.defer()
+  }
+}

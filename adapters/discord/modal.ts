@@ -1,0 +1,88 @@
+/**
+ * Modals: "Other…" / "Answer…" free text and plan review's "Decline with feedback". Pure.
+ * The text input sits inside a Label component (type 18), the current modal layout; the question
+ * is repeated in a Text Display so the person sees what they answer.
+ */
+import {
+  type APIModalInteractionResponseCallbackData,
+  type APITextInputComponent,
+  ComponentType,
+  TextInputStyle,
+} from 'discord.js'
+import { encodeComponentId } from '../../src/card/codec.js'
+import type { CardState } from '../../src/card/types.js'
+import { DISCORD_LIMITS as L } from './limits.js'
+import { clamp, escapeMentions } from './text.js'
+
+/** The custom_id of the one text input in our modals. */
+export const MODAL_TEXT_ID = 'text'
+
+/** Question text shown in the modal; the full question stays on the card. */
+const QUESTION_PREVIEW = 1000
+
+/** The modal for a free-text answer ("Other…" on an option question, "Answer…" on a free-text one). */
+export function otherModal(card: CardState, qi: number): APIModalInteractionResponseCallbackData {
+  const question = card.questions[qi]
+  if (!question) throw new RangeError(`question ${qi} is not on card ${card.callId}`)
+  const hasOptions = (question.options?.length ?? 0) > 0
+  const current = card.drafts[question.id]?.custom
+  const input: APITextInputComponent = {
+    type: ComponentType.TextInput,
+    custom_id: MODAL_TEXT_ID,
+    style: TextInputStyle.Paragraph,
+    required: true,
+    min_length: 1,
+    max_length: L.textInputMax,
+  }
+  if (current) input.value = current.slice(0, L.textInputMax)
+  return {
+    custom_id: encodeComponentId({ callId: card.callId, verb: 'form', q: qi }, L.customId),
+    title: clamp(
+      question.header
+        ? `${hasOptions ? 'Other: ' : ''}${question.header}`
+        : hasOptions
+          ? 'Other answer'
+          : 'Your answer',
+      L.modalTitle,
+    ),
+    components: [
+      {
+        type: ComponentType.TextDisplay,
+        content: clamp(escapeMentions(question.question), QUESTION_PREVIEW),
+      },
+      {
+        type: ComponentType.Label,
+        label: hasOptions ? 'Your own answer' : 'Your answer',
+        component: input,
+      },
+    ],
+  }
+}
+
+/** Plan review: decline, with optional feedback that becomes the answer's `custom`. */
+export function declineModal(card: CardState, qi: number): APIModalInteractionResponseCallbackData {
+  const question = card.questions[qi]
+  if (!question) throw new RangeError(`question ${qi} is not on card ${card.callId}`)
+  return {
+    custom_id: encodeComponentId({ callId: card.callId, verb: 'decline', q: qi }, L.customId),
+    title: 'Decline with feedback',
+    components: [
+      {
+        type: ComponentType.TextDisplay,
+        content: clamp(escapeMentions(question.question), QUESTION_PREVIEW),
+      },
+      {
+        type: ComponentType.Label,
+        label: 'What should change?',
+        description: 'Optional. The agent receives this as your answer.',
+        component: {
+          type: ComponentType.TextInput,
+          custom_id: MODAL_TEXT_ID,
+          style: TextInputStyle.Paragraph,
+          required: false,
+          max_length: L.textInputMax,
+        },
+      },
+    ],
+  }
+}
