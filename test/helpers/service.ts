@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { AskUserQuestionItem } from '../../src/protocol/types.js'
+import { UserQuestionService } from '../../src/service/service.js'
+import { openStore } from '../../src/store/index.js'
+import type { Store } from '../../src/store/types.js'
+
+export const colour: AskUserQuestionItem = {
+  id: 'colour',
+  question: 'Which colour?',
+  options: [{ label: 'Red' }, { label: 'Blue' }],
+}
+
+export const regions: AskUserQuestionItem = {
+  id: 'regions',
+  question: 'Which regions?',
+  multiSelect: true,
+  options: [{ label: 'eu' }, { label: 'us' }, { label: 'ap' }],
+}
+
+/** A temporary directory removed by the returned cleanup. */
+export function tempDir(): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'askbridge-test-'))
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+export function makeService(store: Store = openStore('memory')) {
+  const service = new UserQuestionService({ store })
+  return { service, store }
+}
+
+/** A promise with its resolvers exposed. */
+export function deferred<T>() {
+  let resolve!: (value: T) => void
+  let reject!: (error: unknown) => void
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+  return { promise, resolve, reject }
+}
+
+/** Wait until `check` returns a truthy value (polling; no wall-clock assertions). */
+export async function until<T>(
+  check: () => T | Promise<T>,
+  what = 'condition',
+  tries = 400,
+): Promise<NonNullable<T>> {
+  for (let i = 0; i < tries; i++) {
+    const value = await check()
+    if (value) return value as NonNullable<T>
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
