@@ -1,0 +1,52 @@
+import { z } from 'zod'
+import type { CardAction } from '../../src/card/types.js'
+import { LIMITS } from '../../src/protocol/schemas.js'
+
+const qid = z.string().min(1).max(LIMITS.idLength)
+const label = z.string().max(LIMITS.labelLength)
+
+/** The card actions the inbox page may send (the same vocabulary every platform decodes to). */
+export const cardActionSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('choose'), questionId: qid, label }),
+  z.strictObject({ type: z.literal('toggle'), questionId: qid, label }),
+  z.strictObject({
+    type: z.literal('set'),
+    questionId: qid,
+    labels: z.array(label).max(LIMITS.optionsPerQuestion),
+  }),
+  z.strictObject({
+    type: z.literal('other'),
+    questionId: qid,
+    text: z.string().max(LIMITS.customLength * 2),
+  }),
+  z.strictObject({ type: z.literal('skip'), questionId: qid }),
+  z.strictObject({ type: z.literal('submit') }),
+  z.strictObject({ type: z.literal('approve') }),
+  z.strictObject({ type: z.literal('reject') }),
+  z.strictObject({ type: z.literal('always') }),
+  z.strictObject({
+    type: z.literal('decline'),
+    feedback: z
+      .string()
+      .max(LIMITS.customLength * 2)
+      .optional(),
+  }),
+  z.strictObject({ type: z.literal('hold') }),
+  z.strictObject({ type: z.literal('release') }),
+])
+
+/** The body of `POST /inbox/api/cards/:callId/actions`. */
+export const actionRequestSchema = z.strictObject({
+  action: cardActionSchema,
+  person: z.strictObject({ name: z.string().trim().max(80).optional() }).optional(),
+  /** The page's own id for this click, so a retried request is applied once. */
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{8,100}$/)
+    .optional(),
+})
+
+export type ActionRequest = z.infer<typeof actionRequestSchema>
+
+// The schema and the card model must describe the same actions.
+export type _Check = z.infer<typeof cardActionSchema> extends CardAction ? true : never

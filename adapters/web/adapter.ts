@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { CardHost, ChatAdapter, Destination } from '../../src/answerer/adapter.js'
+import { isLive } from '../../src/card/apply.js'
+import type { CardAction, CardState, Person } from '../../src/card/types.js'
+import { describeZodError } from '../../src/protocol/schemas.js'
+import { readJson } from '../../src/server/body.js'
+import { errorResponse, HttpError } from '../../src/server/errors.js'
+import { Router } from '../../src/server/router.js'
+import { openSse, type SseStream } from '../../src/server/sse.js'
+import type { Store } from '../../src/store/types.js'
+import { actionRequestSchema } from './actions.js'
+import { INBOX_CSP, inboxPage } from './page.js'
+import { cardToWebView, type WebCardView } from './view.js'
+
+/** Options of {@link WebAdapter}. */
+export interface WebAdapterOptions {
+  /** Where cards and posts live (the bridge's store). */
+  store: Pick<Store, 'getCard' | 'listCards' | 'listPosts'>
+  /** How many finished cards the inbox keeps showing. @default 30 */
+  recentLimit?: number
+  /** SSE heartbeat interval. @default 15000 */
+  heartbeatMs?: number
+  /** @default Date.now */
+  now?: () => number
+}
+
+/** What `post` returns and `update` receives. */
+export interface WebRef {
+  web: true
+  callId: string
+}
+
+/**
+ * The local web inbox: the zero-configuration channel. Cards live in the store; this adapter
+ * serves the page, lists cards, streams card changes to open pages over SSE, and turns clicks
+ * into card interactions.
+ */
+export class WebAdapter implements ChatAdapter {
+  readonly platform = 'web' as const
+  private host: CardHost | undefined
+  private readonly store: WebAdapterOptions['store']
+  private readonly recentLimit: number
+  private readonly heartbeatMs: number
+  private readonly now: () => number
+  private readonly clients = new Set<SseStream>()
+  private readonly routes = new Router()
+  private stopped = false
+
+  constructor(options: WebAdapterOptions) {
+    this.store = options.store
+    this.recentLimit = options.recentLimit ?? 30
+    this.heartbeatMs = options.heartbeatMs ?? 15_000
+    this.now = options.now ?? Date.now
+    this.routes
+      .add('GET', '/', ({ res }) => {
+        res.writeHead(302, { location: '/inbox' }).end()
+      })
+      .add('GET', '/inbox', ({ res }) => this.page(res))
+      .add('GET', '/inbox/api/cards', ({ res }) => this.listCards(res))
+      .add('GET', '/inbox/api/events', ({ req, res }) => this.events(req, res))
+      .add('POST', '/inbox/api/cards/:callId/actions', ({ req, res, params }) =>
+        this.action(req, res, params.callId ?? ''),
+      )
+  }
+
+  /** How many pages are connected (for metrics). */
+  get connections(): number {
+    return this.clients.size
+  }
+
+  async start(host: CardHost): Promise<void> {
+    this.host = host
+    this.stopped = false
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    for (const c of this.clients) c.close()
+    this.clients.clear()
+  }
+
+  async post(card: CardState, _destination: Destination): Promise<WebRef> {
+    await this.broadcastLatest(card)
+    return { web: true, callId: card.callId }
+  }
+
+  async update(card: CardState, _ref: unknown): Promise<void> {
+    await this.broadcastLatest(card)
+  }
+
+  async notify(person: Person, text: string, ref?: unknown): Promise<void> {
+    const callId = (ref as Partial<WebRef> | undefined)?.callId
+    this.broadcast('notice', { userId: person.userId, text, ...(callId ? { callId } : {}) })
+  }
+
+  /**
+   * Serve the inbox routes. Resolves true when the request was the inbox's (answered here),
+   * false when it belongs to someone else. Authentication is the caller's job.
+   */
+  async handleHttp(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    const match = this.routes.match(req.method ?? 'GET', url.pathname)
+    if (!('handler' in match)) {
+      if (match.allowed.length === 0) return false
+      send(
+        res,
+        405,
+        { error: { name: 'HttpError', code: 'METHOD_NOT_ALLOWED', message: 'method not allowed' } },
+        {
+          allow: match.allowed.join(', '),
+        },
+      )
+      return true
+    }
+    try {
+      await match.handler({ req, res, url, params: match.params })
+    } catch (error) {
+      const { status, body } = errorResponse(error)
+      if (!res.headersSent) send(res, status, body)
+      else res.end()
+    }
+    return true
+  }
+
+  // ---- routes ----
+
+  private page(res: ServerResponse): void {
+    const html = inboxPage()
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': Buffer.byteLength(html),
+      'content-security-policy': INBOX_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+    })
+    res.end(html)
+  }
+
+  private async listCards(res: ServerResponse): Promise<void> {
+    send(res, 200, { cards: await this.visibleCards() })
+  }
+
+  /** Live cards posted to the inbox, plus the most recently finished ones. */
+  async visibleCards(): Promise<WebCardView[]> {
+    const all = await this.store.listCards<CardState>()
+    const live = all.filter((c) => isLive(c.state))
+    const finished = all
+      .filter((c) => !isLive(c.state))
+      .sort((a, b) => (b.state.answeredAt ?? b.state.createdAt) - (a.state.answeredAt ?? a.state.createdAt))
+      .slice(0, this.recentLimit)
+    const shown: WebCardView[] = []
+    for (const c of [...live, ...finished]) {
+      if (await this.postedHere(c.callId)) shown.push(cardToWebView(c.state, c.version))
+    }
+    return shown
+  }
+
+  private async postedHere(callId: string): Promise<boolean> {
+    return (await this.store.listPosts(callId)).some((p) => p.platform === 'web')
+  }
+
+  private events(req: IncomingMessage, res: ServerResponse): void {
+    if (this.stopped) throw new HttpError(503, 'SHUTTING_DOWN', 'the inbox is shutting down')
+    const stream = openSse(req, res, { heartbeatMs: this.heartbeatMs })
+    this.clients.add(stream)
+    stream.send('hello', { at: this.now() })
+    void stream.done.then(() => this.clients.delete(stream))
+  }
+
+  private async action(req: IncomingMessage, res: ServerResponse, callId: string): Promise<void> {
+    // JSON only: a cross-site form cannot send it without a CORS preflight we never grant.
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the action as application/json')
+    }
+    const parsed = actionRequestSchema.safeParse(await readJson(req))
+    if (!parsed.success)
+      throw new HttpError(400, 'BAD_ACTION', `bad action: ${describeZodError(parsed.error)}`)
+    if (!this.host) throw new HttpError(503, 'NOT_STARTED', 'the inbox is not started yet')
+    const exists = await this.store.getCard<CardState>(callId)
+    if (!exists || !(await this.postedHere(callId))) {
+      throw new HttpError(404, 'NOT_FOUND', `no question "${callId}" in the inbox`)
+    }
+    const name = parsed.data.person?.name?.trim()
+    const actor: Person = {
+      platform: 'web',
+      userId: name ? `web:${name}` : 'local',
+      ...(name ? { name } : { name: 'local user' }),
+    }
+    // JSON cannot carry an explicit undefined, so the parsed action is a CardAction as-is.
+    const outcome = await this.host.handle({
+      callId,
+      interaction: {
+        id: parsed.data.id ?? `web-${randomUUID()}`,
+        actor,
+        action: parsed.data.action as CardAction,
+        at: this.now(),
+      },
+    })
+    const latest = await this.store.getCard<CardState>(callId)
+    send(res, 200, {
+      ok: outcome.ok,
+      ...(outcome.message ? { message: outcome.message } : {}),
+      ...(latest ? { card: cardToWebView(latest.state, latest.version) } : {}),
+    })
+  }
+
+  // ---- pushing changes ----
+
+  /** Send the stored (latest) state, so a late, out-of-order update never rolls a page back. */
+  private async broadcastLatest(card: CardState): Promise<void> {
+    if (this.clients.size === 0) return
+    const latest = await this.store.getCard<CardState>(card.callId)
+    this.broadcast('card', latest ? cardToWebView(latest.state, latest.version) : cardToWebView(card))
+  }
+
+  private broadcast(event: string, data: unknown): void {
+    for (const c of this.clients) c.send(event, data)
+  }
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const json = JSON.stringify(body)
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(json),
+    'cache-control': 'no-store',
+    ...headers,
+  })
+  res.end(json)
+}

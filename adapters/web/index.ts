@@ -1,0 +1,5 @@
+export { cardActionSchema } from './actions.js'
+export { WebAdapter, type WebAdapterOptions, type WebRef } from './adapter.js'
+export { escapeHtml, markdownToHtml } from './markdown.js'
+export { INBOX_CSP, inboxPage } from './page.js'
+export { cardToWebView, type WebCardView, type WebQuestionView } from './view.js'

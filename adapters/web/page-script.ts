@@ -1,0 +1,323 @@
+/**
+ * The inbox page's script: plain browser JavaScript, no framework. Every piece of agent text is
+ * set with textContent; only the server's escaped markdown (`detailHtml`) goes in as HTML.
+ */
+export const INBOX_JS = String.raw`
+'use strict';
+var cards = new Map();
+var notices = {};
+var inputs = {};
+var nameInput = document.getElementById('me');
+var liveDot = document.getElementById('live');
+nameInput.value = localStorage.getItem('askbridge.name') || '';
+nameInput.addEventListener('input', function () {
+  localStorage.setItem('askbridge.name', nameInput.value.trim());
+  renderAll();
+});
+
+function myName() { return nameInput.value.trim(); }
+function myUserId() { var n = myName(); return n ? 'web:' + n : 'local'; }
+
+function h(tag, attrs) {
+  var el = document.createElement(tag);
+  if (attrs) {
+    for (var k in attrs) {
+      var v = attrs[k];
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'text') el.textContent = v;
+      else if (k === 'className') el.className = v;
+      else if (k === 'onclick') el.addEventListener('click', v);
+      else if (k === 'oninput') el.addEventListener('input', v);
+      else if (k === 'onkeydown') el.addEventListener('keydown', v);
+      else if (k === 'disabled') el.disabled = !!v;
+      else el.setAttribute(k, String(v));
+    }
+  }
+  for (var i = 2; i < arguments.length; i++) {
+    var c = arguments[i];
+    if (c === undefined || c === null || c === false) continue;
+    el.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+  }
+  return el;
+}
+
+function fmt(ms) {
+  var s = Math.max(0, Math.ceil(ms / 1000));
+  var m = Math.floor(s / 60); s = s % 60;
+  if (m >= 60) return Math.floor(m / 60) + 'h ' + String(m % 60).padStart(2, '0') + 'm';
+  return m > 0 ? m + 'm ' + String(s).padStart(2, '0') + 's' : s + 's';
+}
+function ago(t) {
+  var s = Math.round((Date.now() - t) / 1000);
+  if (s < 60) return 'just now';
+  if (s < 3600) return Math.floor(s / 60) + ' min ago';
+  if (s < 86400) return Math.floor(s / 3600) + ' h ago';
+  return new Date(t).toLocaleString();
+}
+
+function newId() {
+  if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+  return 'w' + Date.now().toString(36) + Math.random().toString(36).slice(2, 12);
+}
+
+function live(card) { return card.status === 'open' || card.status === 'continued'; }
+
+async function act(callId, action) {
+  notices[callId] = undefined;
+  var body = { action: action, person: myName() ? { name: myName() } : {}, id: newId() };
+  var res, data;
+  try {
+    res = await fetch('/inbox/api/cards/' + encodeURIComponent(callId) + '/actions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    data = await res.json();
+  } catch (e) {
+    notices[callId] = { kind: 'bad', text: 'Could not reach askbridge: ' + e.message };
+    renderAll();
+    return false;
+  }
+  if (!res.ok || !data.ok) {
+    var msg = (data && (data.message || (data.error && data.error.message))) || 'That did not work.';
+    notices[callId] = { kind: 'bad', text: msg };
+  } else if (data.message) {
+    notices[callId] = { kind: 'info', text: data.message };
+  }
+  if (data && data.card) upsert(data.card);
+  else renderAll();
+  return !!(res.ok && data.ok);
+}
+
+function upsert(view) {
+  var cur = cards.get(view.callId);
+  if (cur && cur.version !== undefined && view.version !== undefined && view.version < cur.version) return;
+  cards.set(view.callId, view);
+  renderAll();
+}
+
+function inputKey(callId, qid, what) { return callId + '\u0000' + qid + '\u0000' + what; }
+
+function textBox(callId, qid, what, placeholder, multiline) {
+  var key = inputKey(callId, qid, what);
+  var el = h(multiline ? 'textarea' : 'input', {
+    type: multiline ? undefined : 'text',
+    placeholder: placeholder,
+    'data-key': key,
+    'aria-label': placeholder,
+    oninput: function () { inputs[key] = el.value; },
+  });
+  el.value = inputs[key] || '';
+  return el;
+}
+
+function renderQuestion(card, q, single) {
+  var open = live(card);
+  var draft = q.draft || { selected: [] };
+  var box = h('div', { className: 'q', 'data-question': q.id });
+  if (q.header) box.appendChild(h('div', { className: 'q-header', text: q.header }));
+  box.appendChild(h('p', { className: 'q-text', text: q.question }));
+  if (q.detailHtml) {
+    var d = h('div', { className: 'detail' });
+    d.innerHTML = q.detailHtml; // escaped and rendered on the server
+    box.appendChild(d);
+  }
+  if (!open) return box;
+  if (q.options.length > 0) {
+    var opts = h('div', { className: 'options', role: q.multiSelect ? 'group' : 'radiogroup' });
+    q.options.forEach(function (o) {
+      var chosen = !draft.skipped && draft.selected.indexOf(o.label) >= 0;
+      opts.appendChild(h('button', {
+        className: 'opt' + (q.multiSelect ? ' multi' : '') + (chosen ? ' chosen' : ''),
+        'aria-pressed': chosen ? 'true' : 'false',
+        'data-option': o.label,
+        onclick: function () {
+          act(card.callId, { type: q.multiSelect ? 'toggle' : 'choose', questionId: q.id, label: o.label });
+        },
+      }, o.label, o.description ? h('span', { className: 'desc', text: o.description }) : null));
+    });
+    box.appendChild(opts);
+  }
+  var freeText = q.options.length === 0;
+  var other = textBox(card.callId, q.id, 'other', freeText ? 'Your answer' : 'Other…', false);
+  var send = function () {
+    var text = (inputs[inputKey(card.callId, q.id, 'other')] || '').trim();
+    if (!text) { notices[card.callId] = { kind: 'bad', text: 'Please type an answer first.' }; renderAll(); return; }
+    act(card.callId, { type: 'other', questionId: q.id, text: text }).then(function (ok) {
+      if (ok) inputs[inputKey(card.callId, q.id, 'other')] = '';
+    });
+  };
+  other.addEventListener('keydown', function (e) { if (e.key === 'Enter') { e.preventDefault(); send(); } });
+  var row = h('div', { className: 'other' }, other,
+    h('button', { onclick: send, 'data-send': q.id }, freeText ? (single && !q.multiSelect ? 'Send' : 'Set answer') : 'Use my answer'));
+  if (!single) row.appendChild(h('button', { className: 'link', 'data-skip': q.id, onclick: function () {
+    act(card.callId, { type: 'skip', questionId: q.id });
+  } }, 'Skip'));
+  box.appendChild(row);
+  var notes = [];
+  if (draft.skipped) notes.push('Skipped');
+  if (draft.custom) notes.push('Answer: “' + draft.custom + '”');
+  if (draft.by && (draft.selected.length > 0 || draft.custom || draft.skipped)) notes.push('by ' + draft.by);
+  if (notes.length) box.appendChild(h('div', { className: 'draft-note', text: notes.join(' · ') }));
+  return box;
+}
+
+function renderResult(card) {
+  var wrap = h('div', { className: 'results' });
+  (card.result || []).forEach(function (a) {
+    var q = card.questions.find(function (x) { return x.id === a.id; });
+    var parts = a.selected.slice();
+    if (a.custom !== undefined) parts.push('“' + a.custom + '”');
+    var line = h('div', { className: 'result' }, h('b', { text: (q ? (q.header || q.question) : a.id) + ': ' }));
+    if (parts.length === 0) line.appendChild(h('span', { className: 'skipped', text: 'skipped' }));
+    else line.appendChild(document.createTextNode(parts.join(', ')));
+    wrap.appendChild(line);
+  });
+  return wrap;
+}
+
+function statusText(card) {
+  if (card.status === 'answered') return 'Answered' + (card.answeredBy ? ' by ' + card.answeredBy : '') + (card.answeredAt ? ' · ' + ago(card.answeredAt) : '');
+  if (card.status === 'cancelled') return 'Cancelled' + (card.closedReason ? ': ' + card.closedReason : '');
+  if (card.status === 'elsewhere') return 'Answered elsewhere';
+  return '';
+}
+
+function renderCard(card) {
+  var open = live(card);
+  var el = h('article', { className: 'card' + (open ? '' : ' settled'), 'data-call-id': card.callId, 'data-status': card.status });
+  var head = h('div', { className: 'card-head' },
+    h('span', { className: 'badge ' + card.kind, text: card.kind === 'questions' ? (card.questions.length > 1 ? card.questions.length + ' questions' : 'question') : card.kind === 'approval' ? 'approval' : 'plan review' }),
+    h('span', { className: 'badge status-' + card.status, text: card.status }),
+    h('span', { text: 'from ' + card.agentId + ' · ' + ago(card.createdAt) }),
+    h('span', { className: 'grow' }));
+  var holding = card.holders.some(function (p) { return p.userId === myUserId(); });
+  if (card.status === 'open' && card.deadline) {
+    if (card.holders.length > 0) {
+      head.appendChild(h('span', { className: 'countdown', text: 'held by ' + card.holders.map(function (p) { return p.name; }).join(', ') }));
+    } else {
+      head.appendChild(h('span', { className: 'countdown', 'data-deadline': card.deadline, text: fmt(card.deadline - Date.now()) + ' left' }));
+    }
+    head.appendChild(h('button', { className: 'link', 'data-hold': card.callId, onclick: function () {
+      act(card.callId, { type: holding ? 'release' : 'hold' });
+    } }, holding ? 'Resume the timer' : 'Take my time'));
+  }
+  el.appendChild(head);
+  var body = h('div', { className: 'card-body' });
+  if (card.status === 'continued') body.appendChild(h('div', { className: 'continued-note', text: 'The agent stopped waiting and moved on. Your answer still reaches it as a late reply.' }));
+  if (card.kind === 'approval' && card.intent && card.intent.subject) body.appendChild(h('div', { className: 'subject', text: card.intent.subject }));
+  var single = card.questions.length === 1;
+  card.questions.forEach(function (q) {
+    if (card.kind === 'questions' || !open) {
+      body.appendChild(renderQuestion(card, q, single));
+    } else {
+      // Approval and plan review show the text and detail; their actions come below.
+      var box = h('div', { className: 'q' });
+      if (q.header) box.appendChild(h('div', { className: 'q-header', text: q.header }));
+      box.appendChild(h('p', { className: 'q-text', text: q.question }));
+      if (q.detailHtml) { var d = h('div', { className: 'detail' }); d.innerHTML = q.detailHtml; box.appendChild(d); }
+      body.appendChild(box);
+    }
+  });
+  if (open) body.appendChild(renderActions(card, single));
+  else {
+    body.appendChild(renderResult(card));
+    var st = statusText(card);
+    if (st) body.appendChild(h('div', { className: 'draft-note', text: st }));
+  }
+  var n = notices[card.callId];
+  if (n) body.appendChild(h('div', { className: 'notice ' + n.kind, role: n.kind === 'bad' ? 'alert' : 'status', text: n.text }));
+  el.appendChild(body);
+  return el;
+}
+
+function renderActions(card, single) {
+  var row = h('div', { className: 'actions' });
+  var i = card.intent || {};
+  if (card.kind === 'approval') {
+    row.appendChild(h('button', { className: 'approve', 'data-act': 'approve', onclick: function () { act(card.callId, { type: 'approve' }); } }, i.approve));
+    if (i.always) row.appendChild(h('button', { 'data-act': 'always', onclick: function () { act(card.callId, { type: 'always' }); } }, i.always));
+    row.appendChild(h('button', { className: 'reject', 'data-act': 'reject', onclick: function () { act(card.callId, { type: 'reject' }); } }, i.reject));
+    if (card.quorum > 1) row.appendChild(h('span', { className: 'quorum', text: card.approvals.length + ' of ' + card.quorum + ' approvals' + (card.approvals.length ? ' (' + card.approvals.join(', ') + ')' : '') }));
+    return row;
+  }
+  if (card.kind === 'plan-review') {
+    var wrap = h('div', {});
+    var fb = textBox(card.callId, '', 'feedback', 'What should change? (optional)', true);
+    row.appendChild(h('button', { className: 'approve', 'data-act': 'approve', onclick: function () { act(card.callId, { type: 'approve' }); } }, i.approve));
+    row.appendChild(h('button', { className: 'reject', 'data-act': 'decline', onclick: function () {
+      var text = (inputs[inputKey(card.callId, '', 'feedback')] || '').trim();
+      act(card.callId, text ? { type: 'decline', feedback: text } : { type: 'decline' });
+    } }, i.decline || 'Request changes'));
+    wrap.appendChild(h('div', { className: 'decline-box' }, fb));
+    wrap.appendChild(row);
+    return wrap;
+  }
+  var q0 = card.questions[0];
+  var needsSubmit = !single || (q0 && q0.multiSelect);
+  if (needsSubmit) {
+    row.appendChild(h('span', { className: 'grow' }));
+    row.appendChild(h('button', { className: 'primary', 'data-act': 'submit', onclick: function () { act(card.callId, { type: 'submit' }); } }, 'Submit'));
+  }
+  return row;
+}
+
+function section(title, list, emptyEl) {
+  var frag = document.createDocumentFragment();
+  frag.appendChild(h('h2', { className: 'section', text: title + (list.length ? ' (' + list.length + ')' : '') }));
+  if (list.length === 0 && emptyEl) frag.appendChild(emptyEl);
+  list.forEach(function (c) { frag.appendChild(renderCard(c)); });
+  return frag;
+}
+
+function renderAll() {
+  // Keep focus and caret in a text box across re-renders.
+  var active = document.activeElement;
+  var key = active && active.getAttribute && active.getAttribute('data-key');
+  var sel = key ? [active.selectionStart, active.selectionEnd] : null;
+  var all = Array.from(cards.values());
+  var open = all.filter(live).sort(function (a, b) { return a.createdAt - b.createdAt; });
+  var done = all.filter(function (c) { return !live(c); }).sort(function (a, b) { return (b.answeredAt || b.createdAt) - (a.answeredAt || a.createdAt); });
+  var main = document.getElementById('cards');
+  main.textContent = '';
+  var empty = h('div', { className: 'empty' }, 'No questions are waiting. Ask one from a terminal: ',
+    h('code', { text: 'askbridge ask --question "Ship it?" --option Yes --option No' }));
+  main.appendChild(section('Waiting for an answer', open, empty));
+  if (done.length) main.appendChild(section('Settled', done.slice(0, 30)));
+  document.title = (open.length ? '(' + open.length + ') ' : '') + 'askbridge inbox';
+  if (key) {
+    var again = main.querySelector('[data-key="' + CSS.escape(key) + '"]');
+    if (again) { again.focus(); try { again.setSelectionRange(sel[0], sel[1]); } catch (e) {} }
+  }
+}
+
+setInterval(function () {
+  document.querySelectorAll('[data-deadline]').forEach(function (el) {
+    el.textContent = fmt(Number(el.getAttribute('data-deadline')) - Date.now()) + ' left';
+  });
+}, 1000);
+
+async function load() {
+  var res = await fetch('/inbox/api/cards');
+  if (!res.ok) throw new Error('HTTP ' + res.status);
+  var data = await res.json();
+  cards = new Map();
+  data.cards.forEach(function (c) { cards.set(c.callId, c); });
+  renderAll();
+}
+
+function connect() {
+  var es = new EventSource('/inbox/api/events');
+  es.addEventListener('open', function () { liveDot.classList.add('live'); liveDot.title = 'live'; load().catch(function () {}); });
+  es.addEventListener('card', function (e) { upsert(JSON.parse(e.data)); });
+  es.addEventListener('notice', function (e) {
+    var n = JSON.parse(e.data);
+    if (n.userId === myUserId() && n.callId) { notices[n.callId] = { kind: 'info', text: n.text }; renderAll(); }
+  });
+  es.addEventListener('error', function () { liveDot.classList.remove('live'); liveDot.title = 'reconnecting'; });
+}
+
+renderAll();
+load().catch(function () {});
+connect();
+`

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto'
+import { asUserQuestionError } from '../protocol/errors.js'
+import type { AskUserQuestionAnswerItem } from '../protocol/types.js'
+import { type ArgIo, ASK_USAGE, type AskCommand, parseAskArgs, UsageError } from './ask-args.js'
+import { BridgeClient, BridgeError, type QuestionView } from './client.js'
+import { formatDuration } from './duration.js'
+import { clientEnv, nonEmpty } from './env.js'
+
+/** Exit codes of `askbridge ask` (fixed contract). */
+export const EXIT = { answered: 0, other: 1, usage: 2, pending: 3, rejected: 4 } as const
+
+/** The process around `askbridge ask`; injectable for tests. */
+export interface AskIo {
+  env: Record<string, string | undefined>
+  stdout: (text: string) => void
+  stderr: (text: string) => void
+  /** Show a live countdown (stderr is a terminal). */
+  tty: boolean
+  args?: ArgIo
+  /** Aborts the wait (Ctrl-C); the question stays answerable. */
+  signal?: AbortSignal
+}
+
+/** Run `askbridge ask`; resolves to the exit code. */
+export async function runAsk(argv: string[], io: AskIo): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(`${ASK_USAGE}\n`)
+    return EXIT.answered
+  }
+  let cmd: AskCommand
+  try {
+    cmd = parseAskArgs(argv, io.args)
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`askbridge ask: ${error.message}\n\n${ASK_USAGE}\n`)
+      return EXIT.usage
+    }
+    throw error
+  }
+  const env = clientEnv(io.env)
+  const client = new BridgeClient({
+    url: cmd.url ?? nonEmpty(env.ASKBRIDGE_URL) ?? 'http://127.0.0.1:8787',
+    ...(nonEmpty(env.ASKBRIDGE_API_TOKEN) ? { token: nonEmpty(env.ASKBRIDGE_API_TOKEN) as string } : {}),
+  })
+  // Generated here, not by the server, so an interrupted run can say how to re-attach.
+  const callId = cmd.callId ?? `cli-${randomUUID()}`
+  const stopCountdown = io.tty ? countdown(io, cmd.timeoutMs) : () => {}
+  try {
+    const result = await client.ask(
+      {
+        questions: [cmd.question],
+        callId,
+        ...(cmd.agentId === undefined ? {} : { agentId: cmd.agentId }),
+        ...(cmd.timeoutMs === undefined ? {} : { timeoutMs: cmd.timeoutMs }),
+        ...(cmd.route === undefined ? {} : { route: cmd.route }),
+      },
+      io.signal,
+    )
+    stopCountdown()
+    if ('pending' in result) {
+      if (cmd.json) io.stdout(`${JSON.stringify({ pending: true, callId: result.callId })}\n`)
+      else {
+        io.stdout(`${result.callId}\n`)
+        io.stderr(
+          `askbridge: no answer yet; the question is still answerable (pending is not an answer).\n` +
+            `  callId: ${result.callId}\n`,
+        )
+      }
+      return EXIT.pending
+    }
+    const view = await client.question(result.callId).catch(() => undefined)
+    const by = answeredByName(view)
+    const code = exitCodeOf(cmd, result.answers)
+    if (cmd.json) {
+      io.stdout(
+        `${JSON.stringify({ answers: result.answers, callId: result.callId, ...(by ? { answeredBy: by } : {}) })}\n`,
+      )
+    } else {
+      io.stdout(formatAnswers(result.answers))
+    }
+    if (cmd.kind !== 'questions') {
+      const verdict =
+        code === EXIT.answered ? 'approved' : cmd.kind === 'plan-review' ? 'declined' : 'rejected'
+      io.stderr(`askbridge: ${verdict}${by ? ` by ${by}` : ''}\n`)
+    } else if (by) {
+      io.stderr(`askbridge: answered by ${by}\n`)
+    }
+    return code
+  } catch (error) {
+    stopCountdown()
+    if (io.signal?.aborted) {
+      io.stderr(`askbridge: stopped waiting; the question stays open. Re-attach with --call-id ${callId}\n`)
+      return EXIT.other
+    }
+    const uq = asUserQuestionError(error)
+    if (uq) {
+      io.stderr(`askbridge ask: ${uq.code}: ${uq.message}\n`)
+      return ['BAD_QUESTION', 'BAD_INTENT', 'BAD_TIMEOUT', 'EMPTY_QUESTIONS'].includes(uq.code)
+        ? EXIT.usage
+        : EXIT.other
+    }
+    if (error instanceof BridgeError) {
+      io.stderr(`askbridge ask: ${error.message}\n`)
+      return EXIT.other
+    }
+    io.stderr(`askbridge ask: ${(error as Error).message ?? String(error)}\n`)
+    return EXIT.other
+  }
+}
+
+/** 0 answered / approved, 4 rejected approval or declined plan. */
+export function exitCodeOf(cmd: AskCommand, answers: AskUserQuestionAnswerItem[]): number {
+  const intent = cmd.question.intent
+  if (!intent) return EXIT.answered
+  const item = answers.find((a) => a.id === cmd.question.id)
+  const chosen = item?.selected ?? []
+  if (intent.kind === 'approval') {
+    const ok =
+      chosen.includes(intent.approve) || (intent.always !== undefined && chosen.includes(intent.always))
+    return ok ? EXIT.answered : EXIT.rejected
+  }
+  return chosen.includes(intent.approve) && item?.custom === undefined ? EXIT.answered : EXIT.rejected
+}
+
+/** One line per question: the labels (or the custom text); `id: ...` for batches. */
+export function formatAnswers(answers: AskUserQuestionAnswerItem[]): string {
+  const shown = (a: AskUserQuestionAnswerItem) =>
+    [...a.selected, ...(a.custom === undefined ? [] : [a.custom])].join(', ')
+  if (answers.length === 1) return `${shown(answers[0] as AskUserQuestionAnswerItem)}\n`
+  return answers.map((a) => `${a.id}: ${shown(a)}\n`).join('')
+}
+
+function answeredByName(view: QuestionView | undefined): string | undefined {
+  const by = view?.answeredBy
+  if (!by) return undefined
+  return by.name ?? by.userId
+}
+
+function countdown(io: AskIo, timeoutMs: number | undefined): () => void {
+  const started = Date.now()
+  const draw = () => {
+    const elapsed = Date.now() - started
+    const text =
+      timeoutMs === undefined
+        ? `waiting for an answer… ${formatDuration(elapsed)}`
+        : `waiting for an answer… ${formatDuration(timeoutMs - elapsed)} left`
+    io.stderr(`\r\x1b[2K${text}`)
+  }
+  draw()
+  const timer = setInterval(draw, 1000)
+  return () => {
+    clearInterval(timer)
+    io.stderr('\r\x1b[2K')
+  }
+}

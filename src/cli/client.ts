@@ -1,0 +1,167 @@
+import { Agent, fetch } from 'undici'
+import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
+import type {
+  AskUserQuestionAnswer,
+  AskUserQuestionItem,
+  LateReply,
+  UserQuestionProjectionView,
+} from '../protocol/types.js'
+
+/** Options of {@link BridgeClient}. */
+export interface BridgeClientOptions {
+  /** Base URL of a running bridge. @default 'http://127.0.0.1:8787' */
+  url?: string
+  /** Bearer token (ASKBRIDGE_API_TOKEN). */
+  token?: string
+}
+
+/** The body of `POST /v1/ask`. */
+export interface AskBody {
+  questions: AskUserQuestionItem[]
+  agentId?: string
+  callId?: string
+  timeoutMs?: number
+  route?: string
+}
+
+export type AskResponse = (AskUserQuestionAnswer & { callId: string }) | { pending: true; callId: string }
+
+/** `GET /v1/questions/:callId`. */
+export interface QuestionView {
+  callId: string
+  agentId: string
+  questions: AskUserQuestionItem[]
+  state: string
+  answers?: AskUserQuestionAnswer['answers']
+  answeredBy?: { platform: string; userId: string; name?: string }
+  [key: string]: unknown
+}
+
+/** A non-protocol failure of the HTTP API (auth, not found, unreachable, bad JSON). */
+export class BridgeError extends Error {
+  override readonly name = 'BridgeError'
+  readonly status: number
+  readonly code: string
+  constructor(status: number, code: string, message: string) {
+    super(message)
+    this.status = status
+    this.code = code
+  }
+}
+
+// Blocking asks may wait for hours: no header or body timeout, TCP keep-alive on.
+const dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4000 })
+
+/** A small client of the askbridge HTTP API, shared by `askbridge ask` and `askbridge mcp`. */
+export class BridgeClient {
+  readonly url: string
+  private readonly token: string | undefined
+
+  constructor(options: BridgeClientOptions = {}) {
+    this.url = (options.url ?? 'http://127.0.0.1:8787').replace(/\/+$/, '')
+    this.token = options.token
+  }
+
+  ask(body: AskBody, signal?: AbortSignal): Promise<AskResponse> {
+    return this.call<AskResponse>('POST', '/v1/ask', body, signal)
+  }
+
+  question(callId: string): Promise<QuestionView> {
+    return this.call('GET', `/v1/questions/${encodeURIComponent(callId)}`)
+  }
+
+  questions(agentId?: string): Promise<UserQuestionProjectionView> {
+    const q = agentId === undefined ? '' : `?agentId=${encodeURIComponent(agentId)}`
+    return this.call('GET', `/v1/questions${q}`)
+  }
+
+  answer(
+    callId: string,
+    answers: AskUserQuestionAnswer['answers'],
+    agentId?: string,
+  ): Promise<{ accepted: boolean }> {
+    return this.call('POST', `/v1/questions/${encodeURIComponent(callId)}/answer`, {
+      answers,
+      ...(agentId === undefined ? {} : { agentId }),
+    })
+  }
+
+  cancel(callId: string): Promise<unknown> {
+    return this.call('DELETE', `/v1/questions/${encodeURIComponent(callId)}`)
+  }
+
+  /** Late replies for an agent; `waitSeconds` long-polls when none is queued yet. */
+  replies(agentId: string, waitSeconds = 0, signal?: AbortSignal): Promise<{ replies: LateReply[] }> {
+    const q = waitSeconds > 0 ? `?wait=${waitSeconds}` : ''
+    return this.call('GET', `/v1/agents/${encodeURIComponent(agentId)}/replies${q}`, undefined, signal)
+  }
+
+  admit(agentId: string, callId: string): Promise<unknown> {
+    return this.call(
+      'POST',
+      `/v1/agents/${encodeURIComponent(agentId)}/replies/${encodeURIComponent(callId)}/admit`,
+      {},
+    )
+  }
+
+  discard(agentId: string, callId: string): Promise<unknown> {
+    return this.call(
+      'DELETE',
+      `/v1/agents/${encodeURIComponent(agentId)}/replies/${encodeURIComponent(callId)}`,
+    )
+  }
+
+  audit(params: { callId?: string; since?: number }): Promise<{ events: unknown[] }> {
+    const q = new URLSearchParams()
+    if (params.callId !== undefined) q.set('callId', params.callId)
+    if (params.since !== undefined) q.set('since', String(params.since))
+    const qs = q.toString()
+    return this.call('GET', `/v1/audit${qs ? `?${qs}` : ''}`)
+  }
+
+  /** One request; protocol errors come back as UserQuestionError, the rest as BridgeError. */
+  async call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' }
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`
+    let res: Awaited<ReturnType<typeof fetch>>
+    try {
+      res = await fetch(`${this.url}${path}`, {
+        method,
+        headers,
+        dispatcher,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(signal === undefined ? {} : { signal }),
+      })
+    } catch (error) {
+      if (signal?.aborted) throw error
+      const cause = (error as { cause?: { code?: string } }).cause
+      throw new BridgeError(
+        0,
+        'UNREACHABLE',
+        `cannot reach askbridge at ${this.url}${cause?.code ? ` (${cause.code})` : ''}: is \`askbridge serve\` running? (ASKBRIDGE_URL)`,
+      )
+    }
+    const text = await res.text()
+    let json: unknown
+    try {
+      json = text === '' ? {} : JSON.parse(text)
+    } catch {
+      throw new BridgeError(
+        res.status,
+        'BAD_RESPONSE',
+        `askbridge answered ${res.status} with non-JSON: ${text.slice(0, 200)}`,
+      )
+    }
+    if (res.ok) return json as T
+    const err = (json as { error?: unknown }).error
+    const uq = asUserQuestionError(err)
+    if (uq) throw new UserQuestionError(uq.code, uq.message)
+    const e = (err ?? {}) as { code?: unknown; message?: unknown }
+    throw new BridgeError(
+      res.status,
+      typeof e.code === 'string' ? e.code : `HTTP_${res.status}`,
+      typeof e.message === 'string' ? e.message : `askbridge answered HTTP ${res.status}`,
+    )
+  }
+}

@@ -1,0 +1,217 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig, secretsOf } from '../config/index.js'
+import { jsonLogger, type Logger } from '../log.js'
+import { runAsk } from './ask.js'
+import { BridgeClient, BridgeError } from './client.js'
+import { clientEnv, nonEmpty } from './env.js'
+
+const USAGE = `askbridge: carry an agent's questions to people (Slack, Discord, a local web inbox)
+
+usage:
+  askbridge serve             run the bridge: HTTP API, web inbox, configured adapters
+  askbridge ask [options]     ask a question through a running bridge (askbridge ask --help)
+  askbridge mcp               an MCP server on stdio (ask_user_question, get_question_replies)
+  askbridge audit [options]   print the audit log as JSON lines (--call-id ID, --since TIME)
+  askbridge --version
+
+configuration: environment variables or a .env file (see .env.example)`
+
+/** The process seams main() uses; tests pass their own. */
+export interface MainIo {
+  env: Record<string, string | undefined>
+  stdout: (text: string) => void
+  stderr: (text: string) => void
+  stderrIsTty: boolean
+}
+
+const processIo: MainIo = {
+  env: process.env,
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  stderrIsTty: process.stderr.isTTY === true,
+}
+
+/** Run the CLI; resolves to the exit code (serve and mcp resolve when they stop). */
+export async function main(argv: string[], io: MainIo = processIo): Promise<number> {
+  const [command, ...rest] = argv
+  switch (command) {
+    case 'serve':
+      return runServe(rest, io)
+    case 'ask': {
+      const controller = new AbortController()
+      const onSigint = () => controller.abort()
+      process.once('SIGINT', onSigint)
+      try {
+        return await runAsk(rest, {
+          env: io.env,
+          stdout: io.stdout,
+          stderr: io.stderr,
+          tty: io.stderrIsTty,
+          signal: controller.signal,
+        })
+      } finally {
+        process.off('SIGINT', onSigint)
+      }
+    }
+    case 'mcp': {
+      const { runMcp } = await import('./mcp.js')
+      try {
+        await runMcp(io.env)
+        return 0
+      } catch (error) {
+        io.stderr(`askbridge mcp: ${(error as Error).message}\n`)
+        return 1
+      }
+    }
+    case 'audit':
+      return runAudit(rest, io)
+    case '--version':
+    case '-v':
+      io.stdout(`${version()}\n`)
+      return 0
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      io.stdout(`${USAGE}\n`)
+      return command === undefined ? 2 : 0
+    default:
+      io.stderr(`askbridge: unknown command "${command}"\n\n${USAGE}\n`)
+      return 2
+  }
+}
+
+async function runServe(argv: string[], io: MainIo): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout('usage: askbridge serve\n\nConfigured by environment variables or .env (see .env.example).\n')
+    return 0
+  }
+  if (argv.length > 0) {
+    io.stderr(`askbridge serve: unexpected argument "${argv[0]}"; configure with environment variables\n`)
+    return 2
+  }
+  let config: ReturnType<typeof loadConfig>
+  try {
+    config = loadConfig({ env: io.env })
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.stderr(`${error.message}\n`)
+      return 1
+    }
+    throw error
+  }
+  const secrets = secretsOf(config)
+  const log: Logger = jsonLogger({
+    level: config.ASKBRIDGE_LOG_LEVEL,
+    // Registered secrets are cut from every line too, whatever their shape.
+    stream: { write: (line: string) => io.stderr(scrub(line, secrets)) },
+  })
+  if (config.ASKBRIDGE_ROUTES) {
+    io.stderr(
+      'askbridge: ASKBRIDGE_ROUTES is set, but this build cannot load routes files yet; unset it to use the default route\n',
+    )
+    return 1
+  }
+  const { serve } = await import('../server/serve.js')
+  const onUnhandled = (error: unknown) => log.error('unhandled rejection', { error })
+  process.on('unhandledRejection', onUnhandled)
+  let bridge: Awaited<ReturnType<typeof serve>>
+  try {
+    bridge = await serve({ config, logger: log })
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException
+    const why =
+      e.code === 'EADDRINUSE'
+        ? `port ${config.ASKBRIDGE_PORT} on ${config.ASKBRIDGE_HOST} is in use (ASKBRIDGE_PORT)`
+        : scrub(e.message ?? String(error), secrets)
+    io.stderr(`askbridge: cannot start: ${why}\n`)
+    process.off('unhandledRejection', onUnhandled)
+    return 1
+  }
+  io.stderr(`askbridge is running. Web inbox: ${bridge.inboxUrl}\n`)
+  await new Promise<void>((resolve) => {
+    let stopping = false
+    const stop = (signal: string) => {
+      if (stopping) {
+        io.stderr('askbridge: forced exit\n')
+        process.exit(1)
+      }
+      stopping = true
+      log.info('signal received', { signal })
+      void bridge.close().finally(resolve)
+    }
+    process.once('SIGTERM', () => stop('SIGTERM'))
+    process.on('SIGINT', () => stop('SIGINT'))
+  })
+  process.off('unhandledRejection', onUnhandled)
+  return 0
+}
+
+async function runAudit(argv: string[], io: MainIo): Promise<number> {
+  let values: { 'call-id'?: string | undefined; since?: string | undefined; url?: string | undefined }
+  try {
+    values = parseArgs({
+      args: argv,
+      options: { 'call-id': { type: 'string' }, since: { type: 'string' }, url: { type: 'string' } },
+    }).values
+  } catch (error) {
+    io.stderr(`askbridge audit: ${(error as Error).message}\n`)
+    return 2
+  }
+  let since: number | undefined
+  if (values.since !== undefined) {
+    since = /^\d+$/.test(values.since) ? Number(values.since) : Date.parse(values.since)
+    if (!Number.isFinite(since)) {
+      io.stderr('askbridge audit: --since takes an ISO date or epoch milliseconds\n')
+      return 2
+    }
+  }
+  const env = clientEnv(io.env)
+  const token = nonEmpty(env.ASKBRIDGE_API_TOKEN)
+  const client = new BridgeClient({
+    url: values.url ?? nonEmpty(env.ASKBRIDGE_URL) ?? 'http://127.0.0.1:8787',
+    ...(token ? { token } : {}),
+  })
+  try {
+    const { events } = await client.audit({
+      ...(values['call-id'] === undefined ? {} : { callId: values['call-id'] }),
+      ...(since === undefined ? {} : { since }),
+    })
+    for (const e of events) io.stdout(`${JSON.stringify(e)}\n`)
+    return 0
+  } catch (error) {
+    if (
+      error instanceof BridgeError &&
+      error.status === 404 &&
+      error.code === 'NOT_FOUND' &&
+      !values['call-id']
+    ) {
+      io.stderr('askbridge audit: this bridge has no audit endpoint (GET /v1/audit)\n')
+      return 1
+    }
+    io.stderr(`askbridge audit: ${(error as Error).message}\n`)
+    return 1
+  }
+}
+
+function scrub(text: string, secrets: string[]): string {
+  let out = text
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join('[redacted]')
+  return out
+}
+
+function version(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (let i = 0; i < 5; i++) {
+    const file = join(dir, 'package.json')
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string }
+      if (pkg.name === 'askbridge') return pkg.version ?? '0.0.0'
+    }
+    dir = dirname(dir)
+  }
+  return '0.0.0'
+}

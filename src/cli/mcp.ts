@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto'
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { asUserQuestionError } from '../protocol/errors.js'
+import type { AskUserQuestionItem, LateReply } from '../protocol/types.js'
+import { BridgeClient, BridgeError } from './client.js'
+import { clientEnv, nonEmpty } from './env.js'
+
+/** Options of {@link createMcpServer}. */
+export interface McpOptions {
+  client: BridgeClient
+  /** The agent id replies are queued to. @default 'mcp' */
+  agentId?: string
+  /** Default seconds a tool call waits before returning pending; stays below the ~60 s many clients allow. @default 50 */
+  defaultTimeoutSeconds?: number
+  /** @default package version */
+  version?: string
+}
+
+const optionShape = z.object({
+  label: z.string().describe('Shown to the person AND the value you read back when chosen.'),
+  description: z.string().optional().describe('Extra help text under the option.'),
+})
+
+const questionShape = z.object({
+  id: z.string().describe('Stable id, echoed in the answer so you can match it.'),
+  question: z.string().describe('The question, complete and self-contained.'),
+  header: z.string().optional().describe('A short heading or group label.'),
+  detail: z.string().optional().describe('Supporting context in markdown, shown with the question.'),
+  options: z
+    .array(optionShape)
+    .optional()
+    .describe(
+      'Choices. Omit for a free-text question. People may always answer "Other" with their own text.',
+    ),
+  multi_select: z.boolean().optional().describe('Allow several options. Default: one.'),
+})
+
+export const ASK_DESCRIPTION = `Ask one or more people a question (in Slack, Discord or the askbridge web inbox) and wait for their answer.
+Use it when you need a human decision or information you cannot find yourself. Batch related questions in one call; each answer is keyed by the question id.
+The answer for each question is {id, selected: [option labels], custom?: free text}. An empty selected with no custom means the person skipped it.
+If nobody answers within the timeout the result is PENDING: that is NOT an answer and NOT permission. Keep working on what does not depend on it and collect the answer later with get_question_replies.`
+
+export const PENDING_TEXT = (callId: string) =>
+  `PENDING: nobody has answered yet (callId: ${callId}).
+This is NOT an answer, NOT a refusal and NOT permission: do not assume any choice was made.
+The question stays open and people can still answer it.
+Continue with work that does not depend on it, and collect the answer later by calling get_question_replies with callId "${callId}" (pass wait: 30 to wait up to 30 seconds).`
+
+/** The `askbridge mcp` server: `ask_user_question` and `get_question_replies` over the HTTP API. */
+export function createMcpServer(options: McpOptions): McpServer {
+  const client = options.client
+  const agentId = options.agentId ?? 'mcp'
+  const defaultTimeout = options.defaultTimeoutSeconds ?? 50
+  const server = new McpServer({ name: 'askbridge', version: options.version ?? '0.1.0' })
+
+  server.registerTool(
+    'ask_user_question',
+    {
+      title: 'Ask people a question',
+      description: ASK_DESCRIPTION,
+      inputSchema: {
+        questions: z.array(questionShape).min(1).describe('The questions of one batch.'),
+        timeout: z
+          .number()
+          .int()
+          .optional()
+          .describe(
+            `Seconds to wait before returning PENDING (default ${defaultTimeout}). -1 waits until answered, which many clients abort after about 60 s.`,
+          ),
+      },
+    },
+    async ({ questions, timeout }, extra): Promise<CallToolResult> => {
+      const seconds = timeout ?? defaultTimeout
+      if (seconds !== -1 && seconds <= 0)
+        return toolError('BAD_TIMEOUT', 'timeout must be positive seconds or -1')
+      const callId = `mcp-${randomUUID()}`
+      try {
+        const result = await client.ask(
+          {
+            questions: questions.map(toItem),
+            agentId,
+            callId,
+            ...(seconds === -1 ? {} : { timeoutMs: seconds * 1000 }),
+          },
+          extra.signal,
+        )
+        if ('pending' in result) {
+          return {
+            content: [{ type: 'text', text: PENDING_TEXT(result.callId) }],
+            structuredContent: { pending: true, callId: result.callId },
+          }
+        }
+        return {
+          content: [{ type: 'text', text: JSON.stringify({ answers: result.answers }) }],
+          structuredContent: { answers: result.answers, callId: result.callId },
+        }
+      } catch (error) {
+        return errorResult(error)
+      }
+    },
+  )
+
+  server.registerTool(
+    'get_question_replies',
+    {
+      title: 'Collect late answers',
+      description:
+        'Collect answers people gave after ask_user_question returned PENDING. Each reply returned is marked as received (admitted). Returns nothing when no late answer has arrived yet.',
+      inputSchema: {
+        callId: z.string().optional().describe('Only the reply to this call (from the PENDING result).'),
+        wait: z
+          .number()
+          .int()
+          .min(0)
+          .max(50)
+          .optional()
+          .describe('Seconds to wait for a reply when none is there yet (default 0, at most 50).'),
+      },
+    },
+    async ({ callId, wait }, extra): Promise<CallToolResult> => {
+      try {
+        const deadline = Date.now() + (wait ?? 0) * 1000
+        let picked: LateReply[] = []
+        // Long-poll until a matching reply arrives or the wait runs out.
+        for (;;) {
+          const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000))
+          const { replies } = await client.replies(agentId, left, extra.signal)
+          picked = replies.filter((r) => callId === undefined || r.payload.callId === callId)
+          if (picked.length > 0 || left === 0) break
+        }
+        for (const r of picked) await client.admit(agentId, r.payload.callId)
+        if (picked.length === 0) {
+          return {
+            content: [
+              {
+                type: 'text',
+                text: `No late answers yet${callId ? ` for callId ${callId}` : ''}. Still pending: this is not an answer. Try again later.`,
+              },
+            ],
+            structuredContent: { replies: [] },
+          }
+        }
+        const replies = picked.map((r) => ({ callId: r.payload.callId, answers: r.payload.answers }))
+        return {
+          content: [{ type: 'text', text: JSON.stringify({ replies }) }],
+          structuredContent: { replies },
+        }
+      } catch (error) {
+        return errorResult(error)
+      }
+    },
+  )
+  return server
+}
+
+function toItem(q: z.infer<typeof questionShape>): AskUserQuestionItem {
+  return {
+    id: q.id,
+    question: q.question,
+    ...(q.header === undefined ? {} : { header: q.header }),
+    ...(q.detail === undefined ? {} : { detail: q.detail }),
+    ...(q.options === undefined
+      ? {}
+      : {
+          options: q.options.map((o) => ({
+            label: o.label,
+            ...(o.description === undefined ? {} : { description: o.description }),
+          })),
+        }),
+    ...(q.multi_select === undefined ? {} : { multiSelect: q.multi_select }),
+  }
+}
+
+function toolError(code: string, message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] }
+}
+
+function errorResult(error: unknown): CallToolResult {
+  const uq = asUserQuestionError(error)
+  if (uq) return toolError(uq.code, uq.message)
+  if (error instanceof BridgeError) return toolError(error.code, error.message)
+  return toolError('ERROR', (error as Error).message ?? String(error))
+}
+
+/** `askbridge mcp`: serve on stdio until stdin closes. */
+export async function runMcp(env: Record<string, string | undefined> = process.env): Promise<void> {
+  const e = clientEnv(env)
+  const token = nonEmpty(e.ASKBRIDGE_API_TOKEN)
+  const timeout = Number(nonEmpty(e.ASKBRIDGE_MCP_TIMEOUT) ?? 50)
+  if (!Number.isInteger(timeout) || (timeout <= 0 && timeout !== -1)) {
+    throw new Error(`ASKBRIDGE_MCP_TIMEOUT must be whole seconds or -1, got "${e.ASKBRIDGE_MCP_TIMEOUT}"`)
+  }
+  const client = new BridgeClient({
+    url: nonEmpty(e.ASKBRIDGE_URL) ?? 'http://127.0.0.1:8787',
+    ...(token ? { token } : {}),
+  })
+  const server = createMcpServer({
+    client,
+    agentId: nonEmpty(e.ASKBRIDGE_AGENT_ID) ?? 'mcp',
+    defaultTimeoutSeconds: timeout,
+  })
+  const transport = new StdioServerTransport()
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve()
+    process.stdin.once('end', () => resolve())
+  })
+  await server.connect(transport)
+  await closed
+  await server.close().catch(() => {})
+}

@@ -1,0 +1,147 @@
+import { z } from 'zod'
+
+/** Hosts that never leave the machine; anything else needs ASKBRIDGE_API_TOKEN. */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+}
+
+const optionalText = z
+  .string()
+  .transform((v) => v.trim())
+  .optional()
+  .transform((v) => (v === '' ? undefined : v))
+
+const url = (what: string) =>
+  optionalText.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), {
+    message: `must be an http(s) URL for ${what}`,
+  })
+
+const port = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v.trim() === '') return 8787
+    const n = Number(v)
+    if (!Number.isInteger(n) || n < 0 || n > 65535) {
+      ctx.addIssue({ code: 'custom', message: `must be a port number 0-65535, got "${v}"` })
+      return z.NEVER
+    }
+    return n
+  })
+
+const seconds = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return fallback
+      const n = Number(v)
+      if (!Number.isInteger(n) || (n <= 0 && n !== -1)) {
+        ctx.addIssue({ code: 'custom', message: `must be a whole number of seconds (or -1), got "${v}"` })
+        return z.NEVER
+      }
+      return n
+    })
+
+/** Every environment variable askbridge reads (see ARCHITECTURE.md, `.env.example`). */
+export const envSchema = z
+  .object({
+    ASKBRIDGE_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
+    ASKBRIDGE_PORT: port,
+    ASKBRIDGE_DB: optionalText.transform((v) => v ?? './askbridge.db'),
+    ASKBRIDGE_API_TOKEN: optionalText.refine((v) => v === undefined || v.length >= 8, {
+      message: 'must be at least 8 characters',
+    }),
+    ASKBRIDGE_ROUTES: optionalText,
+    ASKBRIDGE_URL: url('the bridge').transform((v) => v ?? 'http://127.0.0.1:8787'),
+    ASKBRIDGE_MCP_TIMEOUT: seconds(50),
+    ASKBRIDGE_AGENT_ID: optionalText.refine((v) => v === undefined || /^[A-Za-z0-9_.:-]{1,64}$/.test(v), {
+      message: 'must be 1-64 characters of A-Z a-z 0-9 _ . : -',
+    }),
+    ASKBRIDGE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).optional().default('info'),
+    SLACK_BOT_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xoxb-'), {
+      message: 'must be a bot token starting with "xoxb-"',
+    }),
+    SLACK_APP_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xapp-'), {
+      message: 'must be an app-level token starting with "xapp-"',
+    }),
+    SLACK_SIGNING_SECRET: optionalText,
+    SLACK_CHANNEL: optionalText,
+    SLACK_API_URL: url('the Slack Web API'),
+    DISCORD_BOT_TOKEN: optionalText,
+    DISCORD_CHANNEL_ID: optionalText.refine((v) => v === undefined || /^\d{15,25}$/.test(v), {
+      message: 'must be a Discord channel id (a snowflake, digits only)',
+    }),
+    DISCORD_API_URL: url('the Discord REST API'),
+    DISCORD_PUBLIC_KEY: optionalText.refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v), {
+      message: 'must be the application public key (64 hex characters)',
+    }),
+  })
+  .superRefine((env, ctx) => {
+    if (!isLoopback(env.ASKBRIDGE_HOST) && env.ASKBRIDGE_API_TOKEN === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ASKBRIDGE_API_TOKEN'],
+        message: `is required when ASKBRIDGE_HOST (${env.ASKBRIDGE_HOST}) is not loopback`,
+      })
+    }
+    if (env.SLACK_BOT_TOKEN !== undefined) {
+      if (env.SLACK_APP_TOKEN === undefined && env.SLACK_SIGNING_SECRET === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['SLACK_APP_TOKEN'],
+          message: 'or SLACK_SIGNING_SECRET is needed with SLACK_BOT_TOKEN (Socket Mode or HTTP mode)',
+        })
+      }
+    } else {
+      for (const key of ['SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_CHANNEL'] as const) {
+        if (env[key] !== undefined) {
+          ctx.addIssue({ code: 'custom', path: [key], message: 'is set but SLACK_BOT_TOKEN is not' })
+        }
+      }
+    }
+    if (env.DISCORD_BOT_TOKEN === undefined) {
+      for (const key of ['DISCORD_CHANNEL_ID', 'DISCORD_PUBLIC_KEY'] as const) {
+        if (env[key] !== undefined) {
+          ctx.addIssue({ code: 'custom', path: [key], message: 'is set but DISCORD_BOT_TOKEN is not' })
+        }
+      }
+    }
+  })
+
+export type Config = z.output<typeof envSchema>
+
+/** A configuration problem; `message` names every bad variable, meant to be printed as-is. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+  readonly problems: string[]
+  constructor(problems: string[]) {
+    super(`askbridge: invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.problems = problems
+  }
+}
+
+/** Validate an environment (process.env by default). Throws one ConfigError naming every problem. */
+export function parseConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env)
+  if (parsed.success) return parsed.data
+  const problems = parsed.error.issues.map((issue) => {
+    const key = issue.path.map(String).join('.') || '(environment)'
+    // Never echo a secret's value: zod messages here never include the input.
+    return `${key} ${issue.message}`
+  })
+  throw new ConfigError(problems)
+}
+
+/** Values that must never reach a log line. */
+export function secretsOf(config: Config): string[] {
+  return [
+    config.ASKBRIDGE_API_TOKEN,
+    config.SLACK_BOT_TOKEN,
+    config.SLACK_APP_TOKEN,
+    config.SLACK_SIGNING_SECRET,
+    config.DISCORD_BOT_TOKEN,
+  ].filter((v): v is string => typeof v === 'string' && v.length > 0)
+}

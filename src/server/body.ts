@@ -1,0 +1,68 @@
+import type { IncomingMessage } from 'node:http'
+import { HttpError } from './errors.js'
+
+/** Request bodies above this are refused with 413 BODY_TOO_LARGE. */
+export const MAX_BODY_BYTES = 1024 * 1024
+
+/**
+ * Read and parse a JSON body. Stops reading at `limit` (the socket is not drained further),
+ * and rejects non-JSON content types, malformed JSON and non-object roots with 4xx HttpErrors.
+ */
+export async function readJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
+  const type = req.headers['content-type']
+  if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type)) {
+    throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json')
+  }
+  const declared = Number(req.headers['content-length'])
+  if (Number.isFinite(declared) && declared > limit) {
+    throw new HttpError(413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`)
+  }
+  const text = await readText(req, limit)
+  if (text.trim() === '') throw new HttpError(400, 'BAD_JSON', 'request body is empty; send a JSON object')
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new HttpError(400, 'BAD_JSON', `request body is not valid JSON: ${(error as Error).message}`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HttpError(400, 'BAD_JSON', 'request body must be a JSON object')
+  }
+  return value
+}
+
+/** Read a raw body as UTF-8 text (also used for signed platform webhooks). */
+export function readText(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let done = false
+    const finish = (error?: Error) => {
+      if (done) return
+      done = true
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onError)
+      req.off('aborted', onAborted)
+      if (error) reject(error)
+      else resolve(Buffer.concat(chunks).toString('utf8'))
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        // Stop buffering; the response closes the connection.
+        req.pause()
+        finish(new HttpError(413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`))
+        return
+      }
+      chunks.push(chunk)
+    }
+    const onEnd = () => finish()
+    const onError = (e: Error) => finish(new HttpError(400, 'BAD_REQUEST', `request failed: ${e.message}`))
+    const onAborted = () => finish(new HttpError(400, 'BAD_REQUEST', 'request aborted'))
+    req.on('data', onData)
+    req.on('end', onEnd)
+    req.on('error', onError)
+    req.on('aborted', onAborted)
+  })
+}

@@ -1,0 +1,292 @@
+import { timingSafeEqual } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { type Logger, silentLogger } from '../log.js'
+import type { UserQuestionService } from '../service/service.js'
+import type { Store } from '../store/types.js'
+import { addApiRoutes, sendJson } from './api.js'
+import { errorResponse, HttpError } from './errors.js'
+import { Metrics } from './metrics.js'
+import { Router } from './router.js'
+
+/** Something else that answers HTTP on the bridge's port (the web inbox). */
+export interface HttpMount {
+  /** Resolves true when it answered the request. */
+  handleHttp(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>
+}
+
+/** A platform webhook on the bridge's port (Slack HTTP mode, Discord interactions). Verified by signature, not by the API token. */
+export interface WebhookMount {
+  method: 'POST'
+  path: string
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void> | void
+}
+
+/** Options of {@link createHttpServer}. */
+export interface HttpServerOptions {
+  service: UserQuestionService
+  store: Store
+  /** The web inbox (and anything else serving pages). */
+  mounts?: HttpMount[]
+  webhooks?: WebhookMount[]
+  /** Bearer token for everything but `/healthz` and platform webhooks. Unset: loopback Host only. */
+  apiToken?: string
+  logger?: Logger
+  metrics?: Metrics
+  /** SSE heartbeat interval. @default 15000 */
+  heartbeatMs?: number
+}
+
+/** The running HTTP side of the bridge. */
+export interface BridgeHttpServer {
+  readonly server: Server
+  readonly metrics: Metrics
+  listen(port: number, host: string): Promise<string>
+  /**
+   * Stop intake: new connections and requests are refused, waiting requests (blocking asks,
+   * long-polls, SSE) are ended with 503 so clients re-attach after the restart.
+   */
+  stopIntake(): void
+  /** Close every connection and the listener. */
+  close(): Promise<void>
+}
+
+const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])(:\d+)?$/i
+const INBOX_PATH = /^\/(inbox(\/.*)?)?$/
+const COOKIE = 'askbridge_token'
+
+/** The bridge's HTTP server on node:http: the `/v1` API, health, metrics, the inbox and webhooks. */
+export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
+  const log = options.logger ?? silentLogger
+  const metrics = options.metrics ?? new Metrics()
+  const requests = metrics.counter(
+    'askbridge_http_requests_total',
+    'HTTP requests by method, route and status.',
+  )
+  const waiting = new Map<ServerResponse, () => void>()
+  metrics.gauge(
+    'askbridge_http_waiting',
+    'HTTP requests held open (blocking asks, long-polls, SSE).',
+    () => waiting.size,
+  )
+  metrics.gauge(
+    'askbridge_questions_active',
+    'Timed questions still answerable (open or continued).',
+    async () => (await options.service.projection()).active.length,
+  )
+  const calls = metrics.counter(
+    'askbridge_calls_total',
+    'Call lifecycle events: answered, pending, dropped, reply.',
+  )
+  const onAnswered = () => calls({ event: 'answered' })
+  const onPending = () => calls({ event: 'pending' })
+  const onDropped = (_c: string, code: string) => calls({ event: 'dropped', code })
+  const onReply = () => calls({ event: 'reply' })
+  options.service.on('answered', onAnswered)
+  options.service.on('pending', onPending)
+  options.service.on('dropped', onDropped)
+  options.service.on('reply', onReply)
+
+  let closing = false
+  const router = new Router()
+  router.add('GET', '/healthz', ({ res }) => sendJson(res, closing ? 503 : 200, { ok: !closing }))
+  router.add('GET', '/metrics', async ({ res }) => {
+    const text = await metrics.render()
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(text)
+  })
+  addApiRoutes(router, {
+    service: options.service,
+    store: options.store,
+    logger: log,
+    metrics,
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    closing: () => closing,
+    track: (res, end) => {
+      waiting.set(res, end)
+      return () => waiting.delete(res)
+    },
+  })
+  const webhooks = new Map((options.webhooks ?? []).map((w) => [`${w.method} ${w.path}`, w]))
+  const token = options.apiToken
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<string> => {
+    let url: URL
+    try {
+      url = new URL(req.url ?? '/', 'http://askbridge.local')
+    } catch {
+      throw new HttpError(400, 'BAD_REQUEST', 'malformed request URL')
+    }
+    const method = req.method ?? 'GET'
+    const webhook = webhooks.get(`${method} ${url.pathname}`)
+    if (webhook) {
+      await webhook.handle(req, res)
+      return url.pathname
+    }
+    if (url.pathname === '/healthz') {
+      const m = router.match(method, url.pathname)
+      if ('handler' in m) await m.handler({ req, res, url, params: m.params })
+      return '/healthz'
+    }
+    const inbox = INBOX_PATH.test(url.pathname)
+    if (token === undefined) {
+      // Without a token only loopback names are served, which defeats DNS rebinding.
+      if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
+        throw new HttpError(
+          403,
+          'FORBIDDEN_HOST',
+          'without ASKBRIDGE_API_TOKEN only loopback host names are served',
+        )
+      }
+    } else if (inbox && method === 'GET' && url.searchParams.has('token')) {
+      // The inbox link carries the token once; a cookie keeps it, and it leaves the address bar.
+      if (!same(url.searchParams.get('token') ?? '', token)) throw unauthorized()
+      res.writeHead(302, {
+        location: '/inbox',
+        'set-cookie': `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`,
+        'cache-control': 'no-store',
+      })
+      res.end()
+      return 'inbox-login'
+    } else if (!authorized(req, token, inbox)) {
+      throw unauthorized()
+    }
+    for (const mount of options.mounts ?? []) {
+      if (await mount.handleHttp(req, res, url)) return inbox ? '/inbox' : 'mount'
+    }
+    const match = router.match(method, url.pathname)
+    if (!('handler' in match)) {
+      if (match.allowed.length > 0) {
+        throw Object.assign(new HttpError(405, 'METHOD_NOT_ALLOWED', `use ${match.allowed.join(' or ')}`), {
+          allow: match.allowed.join(', '),
+        })
+      }
+      throw new HttpError(404, 'NOT_FOUND', `no route for ${method} ${url.pathname}`)
+    }
+    if (closing && url.pathname !== '/metrics') {
+      throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down')
+    }
+    await match.handler({ req, res, url, params: match.params })
+    return routeLabel(method, url.pathname)
+  }
+
+  const server = createServer((req, res) => {
+    const started = process.hrtime.bigint()
+    let route = 'unknown'
+    res.on('finish', () => {
+      requests({ method: req.method ?? '', route, status: String(res.statusCode) })
+      const fields = {
+        method: req.method,
+        route,
+        status: res.statusCode,
+        ms: Number((process.hrtime.bigint() - started) / 1_000_000n),
+      }
+      if (route === '/healthz' || route === '/metrics') log.debug('request', fields)
+      else log.info('request', fields)
+    })
+    handle(req, res)
+      .then((r) => {
+        route = r
+      })
+      .catch((error: unknown) => {
+        route = routeLabel(req.method ?? '', (req.url ?? '/').split('?')[0] ?? '/')
+        const { status, body } = errorResponse(error)
+        if (status >= 500 && status !== 503) log.error('request failed', { route, error })
+        if (res.headersSent || res.destroyed) {
+          res.end()
+          return
+        }
+        const allow = (error as { allow?: string }).allow
+        // A body we stopped reading: close the connection rather than drain a huge upload.
+        const headers: Record<string, string> = status === 413 ? { connection: 'close' } : {}
+        if (allow) headers.allow = allow
+        sendJson(res, status, body, headers)
+      })
+  })
+  // Blocking asks wait as long as it takes: no socket inactivity timeout, TCP keep-alive on.
+  server.timeout = 0
+  server.requestTimeout = 0
+  server.headersTimeout = 30_000
+  server.keepAliveTimeout = 5_000
+  const sockets = new Set<Socket>()
+  server.on('connection', (socket) => {
+    socket.setKeepAlive(true, 30_000)
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n')
+    else socket.destroy()
+  })
+
+  return {
+    server,
+    metrics,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(port, host, () => {
+          server.off('error', reject)
+          const addr = server.address() as AddressInfo
+          const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
+          resolve(`http://${shown}:${addr.port}`)
+        })
+      })
+    },
+    stopIntake() {
+      if (closing) return
+      closing = true
+      server.close()
+      for (const end of [...waiting.values()]) end()
+      waiting.clear()
+    },
+    async close() {
+      this.stopIntake()
+      options.service.off('answered', onAnswered)
+      options.service.off('pending', onPending)
+      options.service.off('dropped', onDropped)
+      options.service.off('reply', onReply)
+      server.closeIdleConnections()
+      // Give in-flight responses a moment to flush, then cut what is left.
+      await new Promise((r) => setTimeout(r, 50))
+      for (const s of sockets) s.destroy()
+      await new Promise<void>((resolve) => {
+        if (!server.listening) return resolve()
+        server.close(() => resolve())
+      })
+    },
+  }
+}
+
+function unauthorized(): HttpError {
+  return new HttpError(401, 'UNAUTHORIZED', 'missing or wrong bearer token (ASKBRIDGE_API_TOKEN)')
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+function authorized(req: IncomingMessage, token: string, inbox: boolean): boolean {
+  const header = req.headers.authorization ?? ''
+  const m = /^Bearer\s+(.+)$/i.exec(header)
+  if (m && same((m[1] ?? '').trim(), token)) return true
+  if (!inbox) return false
+  // The inbox page's own requests carry the cookie set by the ?token= link.
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=')
+    if (k === COOKIE && same(decodeURIComponent(v.join('=')), token)) return true
+  }
+  return false
+}
+
+/** A low-cardinality route label for metrics and logs. */
+function routeLabel(_method: string, path: string): string {
+  if (!/^\/(v1\/|inbox|healthz$|metrics$|slack\/|discord\/|$)/.test(path)) return 'other'
+  return path
+    .replace(/^\/v1\/questions\/[^/]+/, '/v1/questions/:callId')
+    .replace(/^\/v1\/agents\/[^/]+\/replies\/[^/]+/, '/v1/agents/:agentId/replies/:callId')
+    .replace(/^\/v1\/agents\/[^/]+\/replies/, '/v1/agents/:agentId/replies')
+    .replace(/^\/inbox\/api\/cards\/[^/]+\/actions$/, '/inbox/api/cards/:callId/actions')
+    .slice(0, 80)
+}

@@ -1,0 +1,134 @@
+import type { ChatAdapter } from '../answerer/adapter.js'
+import { ChatAnswerer } from '../answerer/chat.js'
+import type { Config } from '../config/env.js'
+import { type Logger, silentLogger } from '../log.js'
+import type { Router as RoutesRouter } from '../routing/types.js'
+import { UserQuestionService } from '../service/service.js'
+import { openStore } from '../store/index.js'
+import type { Store } from '../store/types.js'
+import { buildAdapters, type WebInbox } from './adapters.js'
+import { freezableStore } from './frozen-store.js'
+import { type BridgeHttpServer, createHttpServer } from './http.js'
+import { Metrics } from './metrics.js'
+
+/** Options of {@link serve}. */
+export interface ServeOptions {
+  /** Validated configuration (see `loadConfig`). */
+  config: Config
+  /** @default silent */
+  logger?: Logger
+  /** SSE heartbeat interval (tests shorten it). @default 15000 */
+  heartbeatMs?: number
+  /** How often escalation timers are checked. @default 15000 */
+  escalationIntervalMs?: number
+  /**
+   * The routes file as a router; built from ASKBRIDGE_ROUTES by the caller when set.
+   * Absent: every question goes to the default destinations.
+   */
+  router?: RoutesRouter
+}
+
+/** A running bridge. */
+export interface BridgeHandle {
+  /** Base URL of the HTTP API, e.g. `http://127.0.0.1:8787`. */
+  readonly url: string
+  readonly inboxUrl: string
+  readonly service: UserQuestionService
+  readonly store: Store
+  readonly chat: ChatAnswerer
+  readonly web: WebInbox
+  readonly adapters: ChatAdapter[]
+  readonly http: BridgeHttpServer
+  /**
+   * Graceful shutdown: stop intake, end waiting requests with 503 (clients re-attach after the
+   * restart), let adapters finish acknowledgements, then close the store. Idempotent.
+   */
+  close(): Promise<void>
+}
+
+/**
+ * The composition root of `askbridge serve`: store, service, adapters (the web inbox always,
+ * Slack and Discord when configured), the chat answerer, and the HTTP server.
+ */
+export async function serve(options: ServeOptions): Promise<BridgeHandle> {
+  const { config } = options
+  const log = options.logger ?? silentLogger
+  const raw = openStore(config.ASKBRIDGE_DB)
+  const { store, freeze } = freezableStore(raw)
+  const service = new UserQuestionService({ store })
+  let built: Awaited<ReturnType<typeof buildAdapters>> | undefined
+  let chat: ChatAnswerer | undefined
+  let http: BridgeHttpServer | undefined
+  try {
+    // Timed calls left open by a previous process become continued: still answerable.
+    const recovered = await service.recover()
+    if (recovered.length > 0) log.info('restored continued questions', { count: recovered.length })
+    built = await buildAdapters(config, store, log, options.heartbeatMs)
+    chat = new ChatAnswerer({
+      service,
+      adapters: built.adapters,
+      destinations: built.destinations,
+      logger: log,
+      ...(options.router ? { router: options.router } : {}),
+      ...(options.escalationIntervalMs === undefined
+        ? {}
+        : { escalationIntervalMs: options.escalationIntervalMs }),
+    })
+    service.use(chat.answerer)
+    const metrics = new Metrics()
+    const web = built.web
+    metrics.gauge('askbridge_inbox_connections', 'Web inbox pages connected.', () => web.connections)
+    http = createHttpServer({
+      service,
+      store,
+      mounts: [built.web],
+      webhooks: built.webhooks,
+      ...(config.ASKBRIDGE_API_TOKEN ? { apiToken: config.ASKBRIDGE_API_TOKEN } : {}),
+      logger: log,
+      metrics,
+      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    })
+    await chat.start()
+    const url = await http.listen(config.ASKBRIDGE_PORT, config.ASKBRIDGE_HOST)
+    log.info('askbridge is listening', {
+      url,
+      inbox: `${url}/inbox`,
+      adapters: built.adapters.map((a) => a.platform),
+      destinations: built.destinations.map((d) => `${d.platform}${d.channel ? `:${d.channel}` : ''}`),
+      auth: config.ASKBRIDGE_API_TOKEN ? 'bearer token' : 'loopback only',
+    })
+    let closing: Promise<void> | undefined
+    const h = http
+    const c = chat
+    return {
+      url,
+      inboxUrl: `${url}/inbox`,
+      service,
+      store,
+      chat,
+      web: built.web,
+      adapters: built.adapters,
+      http,
+      close() {
+        closing ??= (async () => {
+          log.info('askbridge is shutting down')
+          h.stopIntake()
+          // Adapters finish their acknowledgements and pending card updates here.
+          await c.stop().catch((error: unknown) => log.error('stopping adapters failed', { error }))
+          freeze()
+          await h.close()
+          await raw.close()
+          log.info('askbridge stopped')
+        })()
+        return closing
+      },
+    }
+  } catch (error) {
+    http?.stopIntake()
+    await http?.close().catch(() => {})
+    await chat?.stop().catch(() => {})
+    freeze()
+    await raw.close().catch(() => {})
+    throw error
+  }
+}
