@@ -94,9 +94,10 @@ export class ChatAnswerer {
   /** Start every adapter, follow the service's lifecycle events, and resume escalation timers. */
   async start(): Promise<void> {
     // Restored continued calls, cancellations of continued calls, and answers from other answerers.
-    const onPending = (callId: string) => void this.setStatus(callId, 'continued')
-    const onDropped = (callId: string) => void this.setStatus(callId, 'cancelled', 'cancelled')
-    const onAnswered = (callId: string) => void this.setStatus(callId, 'elsewhere', 'answered elsewhere')
+    const onPending = (callId: string) => this.background(this.setStatus(callId, 'continued'))
+    const onDropped = (callId: string) => this.background(this.setStatus(callId, 'cancelled', 'cancelled'))
+    const onAnswered = (callId: string) =>
+      this.background(this.setStatus(callId, 'elsewhere', 'answered elsewhere'))
     this.service.on('pending', onPending)
     this.service.on('dropped', onDropped)
     this.service.on('answered', onAnswered)
@@ -108,7 +109,7 @@ export class ChatAnswerer {
     for (const adapter of this.adapters.values()) await adapter.start(this.host)
     await this.tick()
     if (this.escalationIntervalMs > 0) {
-      this.escalationTimer = setInterval(() => void this.tick(), this.escalationIntervalMs)
+      this.escalationTimer = setInterval(() => this.background(this.tick()), this.escalationIntervalMs)
       this.escalationTimer.unref()
     }
   }
@@ -123,6 +124,11 @@ export class ChatAnswerer {
     this.holds.clear()
     await Promise.allSettled([...this.updates.values()].map((u) => u.promise))
     for (const adapter of this.adapters.values()) await adapter.stop()
+  }
+
+  /** Work that runs after an acknowledgement: failures are logged, never unhandled. */
+  private background(work: Promise<unknown>): void {
+    work.catch((error: unknown) => this.log.error('background card work failed', { error }))
   }
 
   // ---- the answerer ----
@@ -152,13 +158,11 @@ export class ChatAnswerer {
       const onAbort = () => {
         finish()
         const code = asUserQuestionError(signal.reason)?.code
-        if (code === 'ASK_TIMED_OUT') void this.setStatus(request.callId, 'continued')
-        else
-          void this.setStatus(
-            request.callId,
-            'cancelled',
-            code === 'ASK_CANCELLED' ? 'cancelled' : 'withdrawn',
-          )
+        if (code === 'ASK_TIMED_OUT') this.background(this.setStatus(request.callId, 'continued'))
+        else {
+          const reason = code === 'ASK_CANCELLED' ? 'cancelled' : 'withdrawn'
+          this.background(this.setStatus(request.callId, 'cancelled', reason))
+        }
         reject(signal.reason)
       }
       if (signal.aborted) return onAbort()
@@ -187,7 +191,7 @@ export class ChatAnswerer {
         // A continued card asked again: the agent waits for it once more.
         const reopened = { ...existing.state, status: 'open' as const }
         if ((await this.store.casCard(request.callId, existing.version, reopened)) !== undefined) {
-          void this.refresh(request.callId)
+          this.background(this.refresh(request.callId))
           return reopened
         }
         continue
@@ -209,7 +213,7 @@ export class ChatAnswerer {
       if ((await this.store.casCard(request.callId, existing?.version ?? 0, card)) !== undefined) {
         await this.store.audit({ callId: card.callId, kind: 'asked', detail: { route: plan.name } })
         // A reused callId: copies already posted show the new card.
-        if (existing) void this.refresh(request.callId)
+        if (existing) this.background(this.refresh(request.callId))
         return card
       }
     }
@@ -300,7 +304,7 @@ export class ChatAnswerer {
       if (interaction.action.type === 'hold') this.hold(next, actor)
       if (interaction.action.type === 'release') this.release(callId, actor)
       if (result.completed) await this.completed(card, next)
-      void this.refresh(callId)
+      this.background(this.refresh(callId))
       return { ok: true, card: next, ...(result.notice ? { message: result.notice } : {}) }
     }
     return { ok: false, message: 'This question is busy; please try again.' }
@@ -364,7 +368,7 @@ export class ChatAnswerer {
     clearTimeout(hold.timer)
     hold.controller.abort()
     this.holds.delete(key)
-    if (person && !rawKey) void this.dropHolder(callId, person)
+    if (person && !rawKey) this.background(this.dropHolder(callId, person))
   }
 
   private async dropHolder(callId: string, person: Person): Promise<void> {
@@ -398,7 +402,7 @@ export class ChatAnswerer {
       if (!next) return false
       if ((await this.store.casCard(callId, current.version, next)) !== undefined) {
         await this.store.audit({ callId, kind: `status:${next.status}` })
-        void this.refresh(callId)
+        this.background(this.refresh(callId))
         return true
       }
     }

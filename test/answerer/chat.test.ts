@@ -1,0 +1,292 @@
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ChatAnswerer } from '../../src/answerer/chat.js'
+import type { CardState, Person } from '../../src/card/types.js'
+import type { AskUserQuestionItem } from '../../src/protocol/types.js'
+import { UserQuestionService } from '../../src/service/service.js'
+import { openStore } from '../../src/store/index.js'
+import type { Store } from '../../src/store/types.js'
+import { MemoryAdapter } from '../fakes/memory-adapter.js'
+import { colour, regions, tempDir, until } from '../helpers/service.js'
+
+const ann: Person = { platform: 'slack', userId: 'U1', name: 'Ann' }
+const bob: Person = { platform: 'slack', userId: 'U2', name: 'Bob' }
+
+const cleanups: Array<() => Promise<void> | void> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+async function setup(options: { store?: Store; destinations?: number; holdMaxMs?: number } = {}) {
+  const store = options.store ?? openStore('memory')
+  const service = new UserQuestionService({ store })
+  const adapter = new MemoryAdapter('slack')
+  const destinations = Array.from({ length: options.destinations ?? 1 }, (_, i) => ({
+    platform: 'slack' as const,
+    channel: `C${i}`,
+  }))
+  const chat = new ChatAnswerer({
+    service,
+    adapters: [adapter],
+    destinations,
+    escalationIntervalMs: 0,
+    ...(options.holdMaxMs ? { holdMaxMs: options.holdMaxMs } : {}),
+  })
+  service.use(chat.answerer)
+  await chat.start()
+  const close = async () => {
+    await service.close()
+    await chat.stop()
+    await store.close()
+  }
+  cleanups.push(close)
+  const agent = service.agents.ensure('agent')
+  const click = (callId: string, label: string, person: Person, id?: string) =>
+    chat.host.handle({
+      callId,
+      interaction: {
+        id: id ?? `${person.userId}-${label}-${Math.random()}`,
+        actor: person,
+        action: { type: 'choose', questionId: 'colour', label },
+        at: Date.now(),
+      },
+    })
+  return { store, service, adapter, chat, agent, click, close }
+}
+
+describe('chat answerer', () => {
+  it('mirrors the card to every destination; the first answer wins and every copy is updated', async () => {
+    const { service, adapter, agent, click } = await setup({ destinations: 3 })
+    const asking = service.ask({ questions: [colour], agent, wait: { callId: 'm' } })
+    await until(() => adapter.messagesFor('m').length === 3, 'three copies')
+    expect(new Set(adapter.messagesFor('m').map((m) => m.destination.channel))).toEqual(
+      new Set(['C0', 'C1', 'C2']),
+    )
+    const [first, second] = await Promise.all([click('m', 'Red', ann), click('m', 'Blue', bob)])
+    expect([first.ok, second.ok].sort()).toEqual([false, true])
+    const answer = await asking
+    const loser = first.ok ? second : first
+    expect(loser.message).toMatch(/already answered by (Ann|Bob)/)
+    await until(() => adapter.messagesFor('m').every((m) => m.components.length === 0), 'copies finished')
+    for (const m of adapter.messagesFor('m')) expect(m.text).toContain(answer.answers[0]?.selected[0])
+  })
+
+  it('one failing destination does not stop the others; none at all is PROVIDER_ERROR', async () => {
+    const { service, adapter, agent, click } = await setup({ destinations: 2 })
+    adapter.failPosts = 1
+    const asking = service.ask({ questions: [colour], agent, wait: { callId: 'partial' } })
+    await until(() => adapter.messagesFor('partial').length === 1, 'one copy')
+    await click('partial', 'Red', ann)
+    await expect(asking).resolves.toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
+    adapter.failPosts = 2
+    await expect(service.ask({ questions: [colour], agent, wait: { callId: 'none' } })).rejects.toMatchObject(
+      {
+        code: 'PROVIDER_ERROR',
+      },
+    )
+  })
+
+  it('the same interaction delivered twice is applied once', async () => {
+    const { service, agent, chat, store } = await setup()
+    void service.ask({ questions: [regions], agent, wait: { callId: 'dup' } }).catch(() => {})
+    await until(async () => store.getCard('dup'), 'card')
+    const toggle = {
+      callId: 'dup',
+      interaction: {
+        id: 'slack-retry-1',
+        actor: ann,
+        action: { type: 'toggle' as const, questionId: 'regions', label: 'eu' },
+        at: 1,
+      },
+    }
+    await chat.host.handle(toggle)
+    await chat.host.handle(toggle)
+    expect((await chat.host.getCard('dup'))?.drafts.regions?.selected).toEqual(['eu'])
+    expect((await store.listAudit({ callId: 'dup' })).filter((e) => e.kind === 'interaction')).toHaveLength(1)
+  })
+
+  it('take my time holds a timed wait past its deadline, and releasing it lets it time out', async () => {
+    const { service, agent, chat, store } = await setup()
+    let result: unknown
+    const asking = service.askTimed({ questions: [colour], agent }, 'hold', 150).then((r) => (result = r))
+    await until(async () => store.getCard('hold'), 'card')
+    const held = await chat.host.handle({
+      callId: 'hold',
+      interaction: { id: 'h1', actor: ann, action: { type: 'hold' }, at: 1 },
+    })
+    expect(held.ok).toBe(true)
+    expect(held.card?.holders).toEqual([ann])
+    // Well past the 150 ms deadline, the question is still open because Ann holds it.
+    await new Promise((r) => setTimeout(r, 400))
+    expect(result).toBeUndefined()
+    expect((await chat.host.getCard('hold'))?.status).toBe('open')
+    await chat.host.handle({
+      callId: 'hold',
+      interaction: { id: 'h2', actor: ann, action: { type: 'release' }, at: 2 },
+    })
+    await asking
+    expect(result).toEqual({ pending: true, callId: 'hold' })
+    await until(async () => (await chat.host.getCard('hold'))?.status === 'continued', 'continued')
+  })
+
+  it('take my time then answering inside the window returns the answer', async () => {
+    const { service, agent, chat, store, click } = await setup()
+    const asking = service.askTimed({ questions: [colour], agent }, 'hold2', 100)
+    await until(async () => store.getCard('hold2'), 'card')
+    await chat.host.handle({
+      callId: 'hold2',
+      interaction: { id: 'h1', actor: ann, action: { type: 'hold' }, at: 1 },
+    })
+    await new Promise((r) => setTimeout(r, 250))
+    await click('hold2', 'Blue', ann)
+    await expect(asking).resolves.toEqual({ answers: [{ id: 'colour', selected: ['Blue'] }] })
+  })
+
+  it('a hold ends by itself after holdMaxMs (a person who walked away)', async () => {
+    const { service, agent, chat, store } = await setup({ holdMaxMs: 100 })
+    const asking = service.askTimed({ questions: [colour], agent }, 'walk', 50)
+    await until(async () => store.getCard('walk'), 'card')
+    await chat.host.handle({
+      callId: 'walk',
+      interaction: { id: 'h1', actor: ann, action: { type: 'hold' }, at: 1 },
+    })
+    await expect(asking).resolves.toEqual({ pending: true, callId: 'walk' })
+    await until(async () => (await chat.host.getCard('walk'))?.holders.length === 0, 'holder dropped')
+  })
+
+  it('a question answered through another answerer says so on every copy', async () => {
+    const { service, adapter, agent } = await setup()
+    // A local terminal UI, first in a host's own chain, answers after the chat card is posted.
+    const cards = service.ask({ questions: [colour], agent, wait: { callId: 'elsewhere' } })
+    await until(() => adapter.messagesFor('elsewhere').length === 1, 'posted')
+    service.emit('answered', 'elsewhere', [{ id: 'colour', selected: ['Red'] }])
+    await until(
+      () => /answered elsewhere/i.test(adapter.messagesFor('elsewhere')[0]?.text ?? ''),
+      'elsewhere shown',
+    )
+    await service.cancel('elsewhere')
+    await cards.catch(() => {})
+  })
+
+  it('agent text with markup, emoji and 10,000-character labels does not break a card; the full label is the answer', async () => {
+    const { service, adapter, agent, chat } = await setup()
+    const long = 'L'.repeat(10_000)
+    const weird: AskUserQuestionItem = {
+      id: 'colour',
+      question: '<!channel> **Pick** 🎉 @everyone',
+      options: [{ label: long }, { label: '<@U999>' }],
+    }
+    const asking = service.ask({ questions: [weird], agent, wait: { callId: 'weird' } })
+    await until(() => adapter.messagesFor('weird').length === 1, 'posted')
+    await chat.host.handle({
+      callId: 'weird',
+      interaction: {
+        id: 'w1',
+        actor: ann,
+        action: { type: 'choose', questionId: 'colour', label: long },
+        at: 1,
+      },
+    })
+    expect((await asking).answers[0]?.selected[0]).toBe(long)
+  })
+})
+
+describe('restart', () => {
+  it('card state, who answered and continued cards survive a new process; a re-attached blocking ask posts no second card', async () => {
+    const { dir, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const file = join(dir, 'askbridge.db')
+
+    // First process: a blocking ask with a partial batch, a continued timed ask, and an answered one.
+    const one = await setup({ store: openStore(file) })
+    void one.service
+      .ask({ questions: [colour, regions], agent: one.agent, wait: { callId: 'blocking' } })
+      .catch(() => {})
+    await until(() => one.adapter.messagesFor('blocking').length === 1, 'posted')
+    await one.chat.host.handle({
+      callId: 'blocking',
+      interaction: {
+        id: 'p1',
+        actor: ann,
+        action: { type: 'choose', questionId: 'colour', label: 'Red' },
+        at: 1,
+      },
+    })
+    expect(await one.service.askTimed({ questions: [colour], agent: one.agent }, 'timed', 20)).toEqual({
+      pending: true,
+      callId: 'timed',
+    })
+    const answered = one.service.ask({ questions: [colour], agent: one.agent, wait: { callId: 'done' } })
+    await until(() => one.adapter.messagesFor('done').length === 1, 'posted')
+    await one.click('done', 'Blue', bob)
+    await answered
+    // The process dies: its in-memory platform goes with it; the store stays.
+    await one.chat.stop()
+    await one.store.close()
+
+    // Second process on the same file, its adapter seeded with the messages posted before.
+    const store = openStore(file)
+    const service = new UserQuestionService({ store })
+    const adapter = new MemoryAdapter('slack')
+    for (const [id, m] of one.adapter.messages) adapter.messages.set(id, { ...m })
+    const chat = new ChatAnswerer({
+      service,
+      adapters: [adapter],
+      destinations: [{ platform: 'slack', channel: 'C0' }],
+      escalationIntervalMs: 0,
+    })
+    service.use(chat.answerer)
+    await chat.start()
+    cleanups.push(async () => {
+      await service.close()
+      await chat.stop()
+      await store.close()
+    })
+    await service.recover()
+
+    expect((await chat.host.getCard('done'))?.answeredBy).toEqual(bob)
+    expect((await chat.host.getCard('blocking'))?.drafts.colour?.selected).toEqual(['Red'])
+    expect((await chat.host.getCard('timed'))?.status).toBe('continued')
+
+    // The blocking ask re-attaches with the same agent and call: same card, no new message.
+    const agent = service.agents.ensure('agent')
+    const before = adapter.messages.size
+    const again = service.ask({ questions: [colour, regions], agent, wait: { callId: 'blocking' } })
+    await new Promise((r) => setTimeout(r, 20))
+    expect(adapter.messages.size).toBe(before)
+    await chat.host.handle({
+      callId: 'blocking',
+      interaction: {
+        id: 'p2',
+        actor: bob,
+        action: { type: 'set', questionId: 'regions', labels: ['us'] },
+        at: 2,
+      },
+    })
+    await chat.host.handle({
+      callId: 'blocking',
+      interaction: { id: 'p3', actor: bob, action: { type: 'submit' }, at: 3 },
+    })
+    expect(await again).toEqual({
+      answers: [
+        { id: 'colour', selected: ['Red'] },
+        { id: 'regions', selected: ['us'] },
+      ],
+    })
+
+    // The continued card still works: a click becomes a late reply.
+    const late = await chat.host.handle({
+      callId: 'timed',
+      interaction: {
+        id: 't1',
+        actor: ann,
+        action: { type: 'choose', questionId: 'colour', label: 'Red' },
+        at: 4,
+      },
+    })
+    expect(late.ok).toBe(true)
+    expect((await service.replies('agent')).map((r) => r.callId)).toEqual(['timed'])
+    const card = (await chat.host.getCard('timed')) as CardState
+    expect(card.status).toBe('answered')
+  })
+})
