@@ -1,0 +1,499 @@
+/**
+ * The Slack adapter: posts cards as Block Kit messages, keeps every copy updated, and turns
+ * clicks, menus and modals into card interactions. Rendering, decoding and verification are pure
+ * functions in their own files; this file is only I/O and ordering:
+ *
+ * - every interaction is acknowledged first and processed afterwards (Slack's 3 s deadline);
+ * - a modal opens at once with the payload's trigger_id, before anything slow;
+ * - Web API writes go through per-channel queues that honour Retry-After (see queue.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { type App, type Logger, LogLevel, webApi } from '@slack/bolt'
+import type { CardHost, ChatAdapter, Destination, InteractionOutcome } from '../../src/answerer/adapter.js'
+import type { CardState, Person } from '../../src/card/types.js'
+import type { MessageBlock, SlackMessage } from './blocks.js'
+import {
+  type ActionContext,
+  type BlockActionsPayload,
+  callIdOf,
+  type DecodeResult,
+  decodeBlockActions,
+  decodeView,
+  resolveAction,
+  type ViewPayload,
+} from './decode.js'
+import { declineModal, noticeModal, otherModal } from './modal.js'
+import { escapeMrkdwn } from './mrkdwn.js'
+import { ChannelQueues, type LaneCall, type RateLimitOptions } from './queue.js'
+import { cardToMessages } from './render.js'
+import { createBoltApp, quietLogger, type SlackHttpReceiver } from './transport.js'
+
+export { decodePayload } from './decode.js'
+export { declineModal, otherModal } from './modal.js'
+export { escapeMrkdwn, markdownToMrkdwn } from './mrkdwn.js'
+export type { RateLimitOptions } from './queue.js'
+export { cardToMessages, notificationText, type RenderOptions } from './render.js'
+export { signSlackRequest, verifySlackSignature } from './verify.js'
+
+export interface SlackAdapterOptions {
+  /** Bot token (`xoxb-…`), SLACK_BOT_TOKEN. */
+  botToken: string
+  /** App-level token (`xapp-…`), SLACK_APP_TOKEN: selects Socket Mode (no public URL needed). */
+  appToken?: string
+  /** SLACK_SIGNING_SECRET: HTTP interactivity, served by {@link SlackAdapter.handleHttp}. */
+  signingSecret?: string
+  /**
+   * Web API base, SLACK_API_URL (tests, proxies, GovSlack). Bolt's `clientOptions.slackApiUrl`.
+   * @default 'https://slack.com/api/'
+   */
+  apiUrl?: string
+  /** @default a console logger at warn level */
+  logger?: Logger
+  /**
+   * Locale for approval `display` texts on channel messages (everyone in a channel sees one text).
+   * @default 'en'
+   */
+  locale?: string
+  /** Per-channel pacing and 429 handling. */
+  rateLimit?: RateLimitOptions
+  /**
+   * Extra @slack/web-api client options (for example `retryConfig`, `timeout`). `slackApiUrl`
+   * comes from `apiUrl`; rate-limited calls are always rejected to the per-channel queue.
+   */
+  clientOptions?: webApi.WebClientOptions
+  /** Socket Mode: reconnect when Slack sends no ping for this long. @default 30000 */
+  serverPingTimeoutMs?: number
+  /** How long group memberships are cached for responder checks. @default 60000 */
+  groupCacheMs?: number
+  /** Clock (tests). @default Date.now */
+  now?: () => number
+}
+
+/** What `post` returns and `update` receives: where the card's messages are. JSON-serializable. */
+export interface SlackRef {
+  channel: string
+  /** The card's messages in order; the first is the main one. */
+  ts: string[]
+  /** The destination's mentions, so updates render the same header. */
+  mention?: string[]
+}
+
+export function isSlackRef(ref: unknown): ref is SlackRef {
+  if (typeof ref !== 'object' || ref === null) return false
+  const r = ref as Record<string, unknown>
+  return typeof r.channel === 'string' && Array.isArray(r.ts) && r.ts.every((t) => typeof t === 'string')
+}
+
+const CARD_CACHE = 2000
+const STOP_GRACE_MS = 5000
+
+export class SlackAdapter implements ChatAdapter {
+  readonly platform = 'slack' as const
+  /** `socket` with an app token, else `http`. */
+  readonly mode: 'socket' | 'http'
+  readonly #options: SlackAdapterOptions
+  readonly #logger: Logger
+  readonly #app: App
+  readonly #http: SlackHttpReceiver | undefined
+  readonly #client: webApi.WebClient
+  readonly #queues: ChannelQueues
+  readonly #now: () => number
+  #host: CardHost | undefined
+  #started = false
+  /** Questions never change for a call, so a recent card resolves indexes without the store. */
+  readonly #cards = new Map<string, CardState>()
+  /** What each message last showed, to skip no-op updates. Keyed `channel:ts`. */
+  readonly #shown = new Map<string, string>()
+  /** Messages added after `post` (a card that grew), keyed `channel:firstTs`. Lost on restart. */
+  readonly #extra = new Map<string, string[]>()
+  /** Coalesced updates not started yet, keyed `channel:firstTs`. */
+  readonly #pendingUpdates = new Map<string, { card: CardState; promise: Promise<void> }>()
+  readonly #inflight = new Set<Promise<unknown>>()
+  readonly #groups = new Map<string, { at: number; members: string[] }>()
+
+  constructor(options: SlackAdapterOptions) {
+    if (!options.botToken) throw new Error('SlackAdapter needs a bot token (SLACK_BOT_TOKEN)')
+    this.#options = options
+    this.#logger = options.logger ?? quietLogger(LogLevel.WARN)
+    this.#now = options.now ?? Date.now
+    this.mode = options.appToken ? 'socket' : 'http'
+    const built = createBoltApp({
+      botToken: options.botToken,
+      logger: this.#logger,
+      ...(options.appToken ? { appToken: options.appToken } : {}),
+      ...(options.signingSecret ? { signingSecret: options.signingSecret } : {}),
+      ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}),
+      ...(options.clientOptions ? { clientOptions: options.clientOptions } : {}),
+      ...(options.serverPingTimeoutMs ? { serverPingTimeoutMs: options.serverPingTimeoutMs } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    })
+    this.#app = built.app
+    this.#http = built.http
+    this.#client = new webApi.WebClient(options.botToken, {
+      ...options.clientOptions,
+      ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+      logger: this.#logger,
+      rejectRateLimitedCalls: true,
+    })
+    this.#queues = new ChannelQueues(options.rateLimit)
+    this.#listen()
+  }
+
+  /** How many 429s the adapter has waited out. */
+  get rateLimited(): number {
+    return this.#queues.rateLimited
+  }
+
+  async start(host: CardHost): Promise<void> {
+    this.#host = host
+    await this.#app.init() // auth.test: a bad token fails here, at start, not at the first click
+    if (this.mode === 'socket') await this.#app.start()
+    this.#started = true
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#started) return
+    this.#started = false
+    await Promise.race([this.idle(), new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref())])
+    if (this.mode === 'socket') await this.#app.stop()
+    this.#queues.stop()
+  }
+
+  /**
+   * HTTP interactivity: mount at `POST /slack/events` on the askbridge server. Verifies the
+   * signature (401 on failure) and acks within Slack's 3 s.
+   */
+  async handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!this.#http) {
+      res.writeHead(404).end()
+      return
+    }
+    await this.#http.handle(req, res)
+  }
+
+  /** Resolves when every interaction in progress and every queued Web API call is done. */
+  async idle(): Promise<void> {
+    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight])
+    await this.#queues.idle()
+    if (this.#inflight.size > 0) await this.idle()
+  }
+
+  async post(card: CardState, destination: Destination): Promise<SlackRef> {
+    this.#remember(card)
+    let channel = destination.channel ?? (destination.user ? await this.#openDm(destination.user) : undefined)
+    if (!channel) throw new Error('A Slack destination needs a channel or a user')
+    const mention = destination.mention?.length ? [...destination.mention] : undefined
+    const messages = cardToMessages(card, this.#renderOptions(mention))
+    const ts: string[] = []
+    await this.#queues.run(channel, async (call) => {
+      for (const message of messages) {
+        const target = channel as string
+        const result = await call('chat.postMessage', () =>
+          this.#client.chat.postMessage({
+            channel: target,
+            ...message,
+            unfurl_links: false,
+            unfurl_media: false,
+          }),
+        )
+        if (!result.ts) throw new Error('chat.postMessage returned no ts')
+        if (result.channel) channel = result.channel
+        ts.push(result.ts)
+        this.#shown.set(`${channel}:${result.ts}`, JSON.stringify(message))
+      }
+    })
+    return { channel, ts, ...(mention ? { mention } : {}) }
+  }
+
+  /** Update every message of a card copy. Updates queued for the same copy collapse to the latest. */
+  update(card: CardState, ref: unknown): Promise<void> {
+    if (!isSlackRef(ref) || ref.ts.length === 0)
+      return Promise.reject(new Error('not a Slack card reference'))
+    this.#remember(card)
+    const key = `${ref.channel}:${ref.ts[0]}`
+    const pending = this.#pendingUpdates.get(key)
+    if (pending) {
+      pending.card = card
+      return pending.promise
+    }
+    const entry: { card: CardState; promise: Promise<void> } = { card, promise: Promise.resolve() }
+    this.#pendingUpdates.set(key, entry)
+    entry.promise = this.#queues.run(ref.channel, async (call) => {
+      if (this.#pendingUpdates.get(key) === entry) this.#pendingUpdates.delete(key)
+      await this.#applyUpdate(entry.card, ref, call)
+    })
+    return entry.promise
+  }
+
+  async #applyUpdate(card: CardState, ref: SlackRef, call: LaneCall) {
+    const key = `${ref.channel}:${ref.ts[0]}`
+    const messages = cardToMessages(card, this.#renderOptions(ref.mention))
+    const all = [...ref.ts, ...(this.#extra.get(key) ?? [])]
+    for (const [i, message] of messages.entries()) {
+      const ts = all[i]
+      if (ts === undefined) {
+        // The card grew (long answers in the result): add a message after the others.
+        const result = await call('chat.postMessage', () =>
+          this.#client.chat.postMessage({
+            channel: ref.channel,
+            ...message,
+            unfurl_links: false,
+            unfurl_media: false,
+          }),
+        )
+        if (result.ts) {
+          this.#extra.set(key, [...(this.#extra.get(key) ?? []), result.ts])
+          this.#shown.set(`${ref.channel}:${result.ts}`, JSON.stringify(message))
+        }
+        continue
+      }
+      await this.#updateMessage(ref.channel, ts, message, call)
+    }
+    // The card shrank: leave a pointer instead of stale buttons.
+    for (const ts of all.slice(messages.length)) {
+      await this.#updateMessage(ref.channel, ts, continuedAbove(), call)
+    }
+  }
+
+  async #updateMessage(channel: string, ts: string, message: SlackMessage, call: LaneCall): Promise<void> {
+    const json = JSON.stringify(message)
+    if (this.#shown.get(`${channel}:${ts}`) === json) return
+    try {
+      await call('chat.update', () => this.#client.chat.update({ channel, ts, ...message }))
+      this.#shown.set(`${channel}:${ts}`, json)
+    } catch (error) {
+      // A message someone deleted cannot be updated; the other copies still can.
+      if (slackError(error) === 'message_not_found') {
+        this.#logger.warn(`Slack message ${channel}/${ts} is gone; not updating it`)
+        return
+      }
+      throw error
+    }
+  }
+
+  async notify(person: Person, text: string, ref?: unknown): Promise<void> {
+    if (person.platform !== 'slack') return
+    await this.#privateNotice(person.userId, text, isSlackRef(ref) ? { channel: ref.channel } : {})
+  }
+
+  async groupMembers(groupId: string): Promise<string[]> {
+    const cached = this.#groups.get(groupId)
+    if (cached && this.#now() - cached.at < (this.#options.groupCacheMs ?? 60_000)) return cached.members
+    const result = await this.#queues.now('usergroups.users.list', () =>
+      this.#client.usergroups.users.list({ usergroup: groupId }),
+    )
+    const members = result.users ?? []
+    this.#groups.set(groupId, { at: this.#now(), members })
+    return members
+  }
+
+  // ---- inbound ----
+
+  #listen(): void {
+    const ours = /^ab1\|/
+    this.#app.action(ours, async ({ ack, body }) => {
+      await ack()
+      this.#track(this.#onBlockActions(body as unknown as BlockActionsPayload))
+    })
+    this.#app.view({ callback_id: ours, type: 'view_submission' }, async ({ ack, body }) => {
+      await ack()
+      this.#track(this.#onView(body as unknown as ViewPayload))
+    })
+    this.#app.view({ callback_id: ours, type: 'view_closed' }, async ({ ack, body }) => {
+      await ack()
+      this.#track(this.#onView(body as unknown as ViewPayload))
+    })
+    this.#app.error(async (error) => {
+      this.#logger.error('Slack listener failed', error)
+    })
+  }
+
+  #track(work: Promise<unknown>): void {
+    const guarded = work.catch((error: unknown) => this.#logger.error('Slack interaction failed', error))
+    this.#inflight.add(guarded)
+    void guarded.finally(() => this.#inflight.delete(guarded))
+  }
+
+  async #onBlockActions(payload: BlockActionsPayload): Promise<void> {
+    const host = this.#requireHost()
+    for (const action of decodeBlockActions(payload, this.#now())) {
+      const card = await this.#card(action.ref.callId)
+      if (!card) {
+        await this.#notice(action.actor.userId, 'This question is no longer known to askbridge.', action)
+        continue
+      }
+      const result = resolveAction(action, card.questions)
+      await this.#dispatch(host, result, action.actor)
+    }
+  }
+
+  async #onView(payload: ViewPayload): Promise<void> {
+    const host = this.#requireHost()
+    const callId = callIdOf(payload)
+    if (callId === undefined) return
+    const card = await this.#card(callId)
+    if (!card) return
+    const result = decodeView(payload, card.questions, this.#now())
+    if (!result) return
+    await this.#dispatch(host, result, { platform: 'slack', userId: payload.user.id })
+  }
+
+  async #dispatch(host: CardHost, result: DecodeResult, actor: Person): Promise<void> {
+    switch (result.kind) {
+      case 'invalid':
+        await this.#notice(actor.userId, result.message, result.context)
+        return
+      case 'modal':
+        await this.#openModal(host, result, actor)
+        return
+      case 'interaction': {
+        const outcome = await host.handle(result.inbound)
+        this.#afterOutcome(outcome)
+        if (outcome.message) await this.#notice(actor.userId, outcome.message, result.context)
+        return
+      }
+    }
+  }
+
+  async #openModal(
+    host: CardHost,
+    result: Extract<DecodeResult, { kind: 'modal' }>,
+    actor: Person,
+  ): Promise<void> {
+    const card = await this.#card(result.callId)
+    const { triggerId, channel } = result.context
+    if (!card || (card.status !== 'open' && card.status !== 'continued')) {
+      const outcome = await host.handle(result.hold) // the host words the refusal for a finished card
+      await this.#notice(actor.userId, outcome.message ?? 'This question is closed.', result.context)
+      return
+    }
+    if (!triggerId) return
+    const view =
+      result.modal === 'decline'
+        ? declineModal(card, channel)
+        : otherModal(card, result.q, channel, actor.locale ?? this.#options.locale)
+    const opened = await this.#queues.now('views.open', () =>
+      this.#client.views.open({ trigger_id: triggerId, view }),
+    )
+    // Typing an answer claims a timed wait, so the deadline does not pass mid-sentence.
+    if (card.status === 'open' && card.deadline !== undefined) {
+      const outcome = await host.handle(result.hold)
+      this.#afterOutcome(outcome)
+      const viewId = opened.view?.id
+      if (!outcome.ok && outcome.message && viewId) {
+        await this.#queues.now('views.update', () =>
+          this.#client.views.update({
+            view_id: viewId,
+            view: noticeModal(card.callId, outcome.message ?? ''),
+          }),
+        )
+      }
+    }
+  }
+
+  #afterOutcome(outcome: InteractionOutcome): void {
+    if (outcome.card) this.#remember(outcome.card)
+  }
+
+  /** A private message to one person: the response_url when there is one, else an ephemeral message, else a DM. */
+  async #privateNotice(userId: string, text: string, context: ActionContext): Promise<void> {
+    const safe = escapeMrkdwn(text)
+    if (context.responseUrl && this.#trustedResponseUrl(context.responseUrl)) {
+      try {
+        const res = await fetch(context.responseUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text: safe }),
+        })
+        if (res.ok) return
+        this.#logger.warn(`response_url refused a notice (${res.status}); falling back to chat.postEphemeral`)
+      } catch (error) {
+        this.#logger.warn('response_url failed; falling back to chat.postEphemeral', error)
+      }
+    }
+    if (context.channel) {
+      const channel = context.channel
+      try {
+        await this.#queues.run(`ephemeral:${channel}`, (call) =>
+          call('chat.postEphemeral', () =>
+            this.#client.chat.postEphemeral({ channel, user: userId, text: safe }),
+          ),
+        )
+        return
+      } catch (error) {
+        this.#logger.warn(`chat.postEphemeral failed (${slackError(error) ?? 'error'}); sending a DM instead`)
+      }
+    }
+    const dm = await this.#openDm(userId)
+    await this.#queues.run(dm, (call) =>
+      call('chat.postMessage', () => this.#client.chat.postMessage({ channel: dm, text: safe })),
+    )
+  }
+
+  #notice(userId: string, text: string, context: ActionContext): Promise<void> {
+    return this.#privateNotice(userId, text, context)
+  }
+
+  /** response_url comes from a verified payload; still, only post to Slack's hosts or the configured API host. */
+  #trustedResponseUrl(url: string): boolean {
+    try {
+      const u = new URL(url)
+      if (this.#options.apiUrl && u.origin === new URL(this.#options.apiUrl).origin) return true
+      return u.protocol === 'https:' && /(^|\.)slack(-gov)?\.com$/.test(u.hostname)
+    } catch {
+      return false
+    }
+  }
+
+  async #openDm(userId: string): Promise<string> {
+    const result = await this.#queues.now('conversations.open', () =>
+      this.#client.conversations.open({ users: userId }),
+    )
+    const id = result.channel?.id
+    if (!id) throw new Error(`could not open a direct message with ${userId}`)
+    return id
+  }
+
+  async #card(callId: string): Promise<CardState | undefined> {
+    const cached = this.#cards.get(callId)
+    if (cached) return cached
+    const card = await this.#requireHost().getCard(callId)
+    if (card) this.#remember(card)
+    return card
+  }
+
+  #remember(card: CardState): void {
+    this.#cards.delete(card.callId)
+    this.#cards.set(card.callId, card)
+    if (this.#cards.size > CARD_CACHE) {
+      const oldest = this.#cards.keys().next().value
+      if (oldest !== undefined) this.#cards.delete(oldest)
+    }
+  }
+
+  #renderOptions(mention: string[] | undefined) {
+    return {
+      ...(mention ? { mentions: mention } : {}),
+      ...(this.#options.locale ? { locale: this.#options.locale } : {}),
+    }
+  }
+
+  #requireHost(): CardHost {
+    if (!this.#host) throw new Error('SlackAdapter.start(host) has not been called')
+    return this.#host
+  }
+}
+
+function continuedAbove(): SlackMessage {
+  const blocks: MessageBlock[] = [
+    { type: 'context', elements: [{ type: 'mrkdwn', text: '(see the message above)' }] },
+  ]
+  return { text: '(see the message above)', blocks }
+}
+
+/** The `error` string of a Slack platform error (`{ok:false, error}`), if that is what this is. */
+export function slackError(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined
+  const data = (error as { data?: { error?: unknown } }).data
+  return typeof data?.error === 'string' ? data.error : undefined
+}

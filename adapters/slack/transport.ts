@@ -1,0 +1,235 @@
+/**
+ * Transports: how Slack's interactivity payloads reach the Bolt app.
+ *
+ * - Socket Mode (an app-level token): Bolt's own SocketModeReceiver; no public URL needed.
+ * - HTTP (a signing secret): {@link SlackHttpReceiver}, a Bolt receiver the askbridge server mounts
+ *   at `POST /slack/events` on its own port. It verifies the signature itself (401 on failure) and
+ *   answers Slack as soon as a listener acks, or after {@link ACK_FALLBACK_MS} whatever happens.
+ *
+ * Acknowledging is the transport's concern only; listeners ack first and work afterwards.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import {
+  App,
+  type Logger,
+  LogLevel,
+  type Receiver,
+  type ReceiverEvent,
+  SocketModeReceiver,
+  type webApi,
+} from '@slack/bolt'
+import { verifySlackSignature } from './verify.js'
+
+/** Slack waits 3 s for an ack; answer a little earlier if no listener did. */
+export const ACK_FALLBACK_MS = 2500
+/** Interactivity payloads are small; refuse anything absurd. */
+const MAX_BODY_BYTES = 1024 * 1024
+
+export interface SlackHttpReceiverOptions {
+  signingSecret: string
+  logger: Logger
+  /** Clock for the five-minute replay window (tests). @default Date.now */
+  now?: () => number
+}
+
+/** A Bolt receiver for HTTP interactivity whose HTTP server belongs to someone else. */
+export class SlackHttpReceiver implements Receiver {
+  #app: App | undefined
+  readonly #options: SlackHttpReceiverOptions
+
+  constructor(options: SlackHttpReceiverOptions) {
+    this.#options = options
+  }
+
+  init(app: App): void {
+    this.#app = app
+  }
+
+  /** The owner's server listens; nothing to start. */
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+
+  /** Handle `POST /slack/events`: verify, parse, dispatch, ack. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { logger } = this.#options
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end()
+      return
+    }
+    let raw: Buffer
+    try {
+      raw = await readBody(req)
+    } catch {
+      res.writeHead(413).end()
+      return
+    }
+    const check = verifySlackSignature(
+      this.#options.signingSecret,
+      {
+        timestamp: header(req, 'x-slack-request-timestamp'),
+        signature: header(req, 'x-slack-signature'),
+        body: raw,
+      },
+      (this.#options.now ?? Date.now)(),
+    )
+    if (!check.ok) {
+      logger.warn(`Refused a Slack request: ${check.reason}`)
+      res.writeHead(401, { 'content-type': 'text/plain' }).end('invalid signature')
+      return
+    }
+    let body: Record<string, unknown>
+    try {
+      body = parseBody(raw, header(req, 'content-type') ?? '')
+    } catch {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('unreadable body')
+      return
+    }
+    if (body.type === 'url_verification' && typeof body.challenge === 'string') {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ challenge: body.challenge }))
+      return
+    }
+    if (body.ssl_check !== undefined) {
+      res.writeHead(200).end()
+      return
+    }
+    const app = this.#app
+    if (!app) {
+      res.writeHead(503).end()
+      return
+    }
+
+    let acked = false
+    const ack = async (response?: unknown) => {
+      if (acked) return
+      acked = true
+      clearTimeout(fallback)
+      if (response === undefined || response === '') {
+        res.writeHead(200).end()
+      } else if (typeof response === 'string') {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(response)
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response))
+      }
+    }
+    // Slack shows the person an error if nothing answers within 3 s; never let that happen.
+    const fallback = setTimeout(() => void ack(), ACK_FALLBACK_MS)
+    const retryNum = Number(header(req, 'x-slack-retry-num'))
+    const retryReason = header(req, 'x-slack-retry-reason')
+    const event: ReceiverEvent = {
+      body,
+      ack,
+      ...(Number.isInteger(retryNum) && retryNum > 0 ? { retryNum } : {}),
+      ...(retryReason ? { retryReason } : {}),
+    }
+    try {
+      await app.processEvent(event)
+    } catch (error) {
+      logger.error('Slack event processing failed', error)
+    } finally {
+      await ack()
+    }
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer)
+    size += buf.length
+    if (size > MAX_BODY_BYTES) throw new RangeError('body too large')
+    chunks.push(buf)
+  }
+  return Buffer.concat(chunks)
+}
+
+/** Interactivity arrives form-encoded with one `payload` field of JSON; events arrive as JSON. */
+export function parseBody(raw: Buffer, contentType: string): Record<string, unknown> {
+  const text = raw.toString('utf8')
+  if (contentType.startsWith('application/json')) return JSON.parse(text) as Record<string, unknown>
+  const params = new URLSearchParams(text)
+  const payload = params.get('payload')
+  if (payload !== null) return JSON.parse(payload) as Record<string, unknown>
+  return Object.fromEntries(params)
+}
+
+export interface BoltAppOptions {
+  botToken: string
+  /** Socket Mode when set. */
+  appToken?: string
+  /** HTTP mode when set (and no app token). */
+  signingSecret?: string
+  /** Web API base, e.g. `http://127.0.0.1:PORT/api/`. */
+  apiUrl?: string
+  logger: Logger
+  clientOptions?: webApi.WebClientOptions
+  /** Socket Mode: reconnect when the server sends no ping for this long. @default 30000 */
+  serverPingTimeoutMs?: number
+  now?: () => number
+}
+
+/** Build the Bolt app for the configured transport. */
+export function createBoltApp(options: BoltAppOptions): { app: App; http?: SlackHttpReceiver } {
+  const clientOptions: webApi.WebClientOptions = {
+    ...options.clientOptions,
+    ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+  }
+  if (options.appToken) {
+    const receiver = new SocketModeReceiver({
+      appToken: options.appToken,
+      logger: options.logger,
+      installerOptions: { clientOptions },
+      ...(options.serverPingTimeoutMs ? { serverPingTimeout: options.serverPingTimeoutMs } : {}),
+    })
+    const app = new App({
+      token: options.botToken,
+      receiver,
+      socketMode: true,
+      logger: options.logger,
+      clientOptions,
+      deferInitialization: true,
+    })
+    return { app }
+  }
+  if (!options.signingSecret) {
+    throw new Error('Slack needs SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP interactivity)')
+  }
+  const http = new SlackHttpReceiver({
+    signingSecret: options.signingSecret,
+    logger: options.logger,
+    ...(options.now ? { now: options.now } : {}),
+  })
+  const app = new App({
+    token: options.botToken,
+    receiver: http,
+    logger: options.logger,
+    clientOptions,
+    deferInitialization: true,
+  })
+  return { app, http }
+}
+
+/** A Bolt logger that stays quiet below `level` and names its source. */
+export function quietLogger(level: LogLevel = LogLevel.WARN): Logger {
+  let current = level
+  const order = [LogLevel.DEBUG, LogLevel.INFO, LogLevel.WARN, LogLevel.ERROR]
+  const on = (l: LogLevel) => order.indexOf(l) >= order.indexOf(current)
+  return {
+    debug: (...msg: unknown[]) => on(LogLevel.DEBUG) && console.debug('[slack]', ...msg),
+    info: (...msg: unknown[]) => on(LogLevel.INFO) && console.info('[slack]', ...msg),
+    warn: (...msg: unknown[]) => on(LogLevel.WARN) && console.warn('[slack]', ...msg),
+    error: (...msg: unknown[]) => on(LogLevel.ERROR) && console.error('[slack]', ...msg),
+    setLevel: (l: LogLevel) => {
+      current = l
+    },
+    getLevel: () => current,
+    setName: () => {},
+  }
+}
