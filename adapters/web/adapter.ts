@@ -15,8 +15,11 @@ import { cardToWebView, type WebCardView } from './view.js'
 
 /** Options of {@link WebAdapter}. */
 export interface WebAdapterOptions {
-  /** Where cards and posts live (the bridge's store). */
-  store: Pick<Store, 'getCard' | 'listCards' | 'listPosts'>
+  /**
+   * Where cards and posts live (the bridge's store): the inbox then lists every card posted to
+   * it, also after a restart. Without a store it shows the cards it was given since it started.
+   */
+  store?: Pick<Store, 'getCard' | 'listCards' | 'listPosts'>
   /** How many finished cards the inbox keeps showing. @default 30 */
   recentLimit?: number
   /** SSE heartbeat interval. @default 15000 */
@@ -44,10 +47,12 @@ export class WebAdapter implements ChatAdapter {
   private readonly heartbeatMs: number
   private readonly now: () => number
   private readonly clients = new Set<SseStream>()
+  /** Cards seen through post/update, with a local version (used when there is no store). */
+  private readonly seen = new Map<string, { state: CardState; version: number }>()
   private readonly routes = new Router()
   private stopped = false
 
-  constructor(options: WebAdapterOptions) {
+  constructor(options: WebAdapterOptions = {}) {
     this.store = options.store
     this.recentLimit = options.recentLimit ?? 30
     this.heartbeatMs = options.heartbeatMs ?? 15_000
@@ -81,11 +86,13 @@ export class WebAdapter implements ChatAdapter {
   }
 
   async post(card: CardState, _destination: Destination): Promise<WebRef> {
+    this.remember(card)
     await this.broadcastLatest(card)
     return { web: true, callId: card.callId }
   }
 
   async update(card: CardState, _ref: unknown): Promise<void> {
+    this.remember(card)
     await this.broadcastLatest(card)
   }
 
@@ -143,7 +150,9 @@ export class WebAdapter implements ChatAdapter {
 
   /** Live cards posted to the inbox, plus the most recently finished ones. */
   async visibleCards(): Promise<WebCardView[]> {
-    const all = await this.store.listCards<CardState>()
+    const all = this.store
+      ? await this.store.listCards<CardState>()
+      : [...this.seen.entries()].map(([callId, c]) => ({ callId, ...c }))
     const live = all.filter((c) => isLive(c.state))
     const finished = all
       .filter((c) => !isLive(c.state))
@@ -157,7 +166,24 @@ export class WebAdapter implements ChatAdapter {
   }
 
   private async postedHere(callId: string): Promise<boolean> {
+    if (this.seen.has(callId)) return true
+    if (!this.store) return false
     return (await this.store.listPosts(callId)).some((p) => p.platform === 'web')
+  }
+
+  private async latest(callId: string): Promise<{ state: CardState; version: number } | undefined> {
+    if (this.store) return this.store.getCard<CardState>(callId)
+    return this.seen.get(callId)
+  }
+
+  private remember(card: CardState): void {
+    const prev = this.seen.get(card.callId)
+    this.seen.set(card.callId, { state: card, version: (prev?.version ?? 0) + 1 })
+    // Bounded: the store (when there is one) keeps the rest.
+    if (this.seen.size > 1000) {
+      const oldest = this.seen.keys().next().value
+      if (oldest !== undefined) this.seen.delete(oldest)
+    }
   }
 
   private events(req: IncomingMessage, res: ServerResponse): void {
@@ -177,7 +203,7 @@ export class WebAdapter implements ChatAdapter {
     if (!parsed.success)
       throw new HttpError(400, 'BAD_ACTION', `bad action: ${describeZodError(parsed.error)}`)
     if (!this.host) throw new HttpError(503, 'NOT_STARTED', 'the inbox is not started yet')
-    const exists = await this.store.getCard<CardState>(callId)
+    const exists = await this.latest(callId)
     if (!exists || !(await this.postedHere(callId))) {
       throw new HttpError(404, 'NOT_FOUND', `no question "${callId}" in the inbox`)
     }
@@ -197,11 +223,12 @@ export class WebAdapter implements ChatAdapter {
         at: this.now(),
       },
     })
-    const latest = await this.store.getCard<CardState>(callId)
+    const stored = this.store ? await this.store.getCard<CardState>(callId) : undefined
+    const card = stored?.state ?? outcome.card ?? exists.state
     send(res, 200, {
       ok: outcome.ok,
       ...(outcome.message ? { message: outcome.message } : {}),
-      ...(latest ? { card: cardToWebView(latest.state, latest.version) } : {}),
+      card: cardToWebView(card, stored?.version),
     })
   }
 
@@ -210,7 +237,7 @@ export class WebAdapter implements ChatAdapter {
   /** Send the stored (latest) state, so a late, out-of-order update never rolls a page back. */
   private async broadcastLatest(card: CardState): Promise<void> {
     if (this.clients.size === 0) return
-    const latest = await this.store.getCard<CardState>(card.callId)
+    const latest = await this.latest(card.callId)
     this.broadcast('card', latest ? cardToWebView(latest.state, latest.version) : cardToWebView(card))
   }
 

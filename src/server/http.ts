@@ -109,7 +109,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
   const webhooks = new Map((options.webhooks ?? []).map((w) => [`${w.method} ${w.path}`, w]))
   const token = options.apiToken
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<string> => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let url: URL
     try {
       url = new URL(req.url ?? '/', 'http://askbridge.local')
@@ -120,12 +120,12 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
     const webhook = webhooks.get(`${method} ${url.pathname}`)
     if (webhook) {
       await webhook.handle(req, res)
-      return url.pathname
+      return
     }
     if (url.pathname === '/healthz') {
       const m = router.match(method, url.pathname)
       if ('handler' in m) await m.handler({ req, res, url, params: m.params })
-      return '/healthz'
+      return
     }
     const inbox = INBOX_PATH.test(url.pathname)
     if (token === undefined) {
@@ -146,12 +146,12 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
         'cache-control': 'no-store',
       })
       res.end()
-      return 'inbox-login'
+      return
     } else if (!authorized(req, token, inbox)) {
       throw unauthorized()
     }
     for (const mount of options.mounts ?? []) {
-      if (await mount.handleHttp(req, res, url)) return inbox ? '/inbox' : 'mount'
+      if (await mount.handleHttp(req, res, url)) return
     }
     const match = router.match(method, url.pathname)
     if (!('handler' in match)) {
@@ -166,12 +166,12 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down')
     }
     await match.handler({ req, res, url, params: match.params })
-    return routeLabel(method, url.pathname)
   }
 
   const server = createServer((req, res) => {
     const started = process.hrtime.bigint()
-    let route = 'unknown'
+    // Labelled up front: many handlers end the response before their promise settles.
+    const route = routeLabel(req.method ?? '', (req.url ?? '/').split('?')[0] ?? '/')
     res.on('finish', () => {
       requests({ method: req.method ?? '', route, status: String(res.statusCode) })
       const fields = {
@@ -183,24 +183,19 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       if (route === '/healthz' || route === '/metrics') log.debug('request', fields)
       else log.info('request', fields)
     })
-    handle(req, res)
-      .then((r) => {
-        route = r
-      })
-      .catch((error: unknown) => {
-        route = routeLabel(req.method ?? '', (req.url ?? '/').split('?')[0] ?? '/')
-        const { status, body } = errorResponse(error)
-        if (status >= 500 && status !== 503) log.error('request failed', { route, error })
-        if (res.headersSent || res.destroyed) {
-          res.end()
-          return
-        }
-        const allow = (error as { allow?: string }).allow
-        // A body we stopped reading: close the connection rather than drain a huge upload.
-        const headers: Record<string, string> = status === 413 ? { connection: 'close' } : {}
-        if (allow) headers.allow = allow
-        sendJson(res, status, body, headers)
-      })
+    handle(req, res).catch((error: unknown) => {
+      const { status, body } = errorResponse(error)
+      if (status >= 500 && status !== 503) log.error('request failed', { route, error })
+      if (res.headersSent || res.destroyed) {
+        res.end()
+        return
+      }
+      const allow = (error as { allow?: string }).allow
+      // A body we stopped reading: close the connection rather than drain a huge upload.
+      const headers: Record<string, string> = status === 413 ? { connection: 'close' } : {}
+      if (allow) headers.allow = allow
+      sendJson(res, status, body, headers)
+    })
   })
   // Blocking asks wait as long as it takes: no socket inactivity timeout, TCP keep-alive on.
   server.timeout = 0
