@@ -443,8 +443,7 @@ export class FakeSlack {
     values: Record<string, Record<string, string>>,
   ): Promise<Delivery> {
     const open = this.views.get(viewId)
-    if (!open || !open.open || open.user !== userId)
-      throw new Error(`view ${viewId} is not open for ${userId}`)
+    if (!open?.open || open.user !== userId) throw new Error(`view ${viewId} is not open for ${userId}`)
     const stateValues: Json = {}
     for (const [blockId, actions] of Object.entries(values)) {
       stateValues[blockId] = Object.fromEntries(
@@ -472,7 +471,7 @@ export class FakeSlack {
   /** Close an open modal with Cancel; Slack sends view_closed only when notify_on_close was set. */
   async closeView(userId: string, viewId: string): Promise<Delivery | undefined> {
     const open = this.views.get(viewId)
-    if (!open || !open.open) throw new Error(`view ${viewId} is not open`)
+    if (!open?.open) throw new Error(`view ${viewId} is not open`)
     open.open = false
     if (open.view.notify_on_close !== true) return undefined
     return this.deliver({

@@ -126,7 +126,10 @@ class Checker {
           )
         }
         groups.forEach((g, gi) => {
-          if (!isObj(g)) return this.fail(`${path}/option_groups/${gi}`, 'must be an option group')
+          if (!isObj(g)) {
+            this.fail(`${path}/option_groups/${gi}`, 'must be an option group')
+            return
+          }
           this.textObject(g.label, `${path}/option_groups/${gi}/label`, LIMITS.optionGroupLabel, {
             plainOnly: true,
             count: false,
