@@ -119,7 +119,7 @@ function headline(card: CardState, mentions: string): string {
         lines.push(`⏳ Answer <t:${Math.floor(card.deadline / 1000)}:R>, or press **Take my time**.`)
       break
     case 'continued':
-      lines.push('⌛ The agent has moved on, but an answer here still reaches it.')
+      lines.push('⌛ Continued: the agent has moved on, but an answer here still reaches it.')
       break
     case 'answered': {
       const chosen = card.result?.answers[0]

@@ -63,8 +63,11 @@ function checkEmbeds(c: Checker, embeds: unknown) {
   if (!Array.isArray(embeds)) return c.add(['embeds'], 'LIST_TYPE_CONVERT', 'Must be an array.')
   if (embeds.length > 10) c.add(['embeds'], 'BASE_TYPE_MAX_LENGTH', 'Must be 10 or fewer in length.')
   let total = 0
-  embeds.forEach((embed, i) => {
-    if (!isObj(embed)) return c.add(['embeds', i], 'DICT_TYPE_CONVERT', 'Only dictionaries may be used.')
+  for (const [i, embed] of embeds.entries()) {
+    if (!isObj(embed)) {
+      c.add(['embeds', i], 'DICT_TYPE_CONVERT', 'Only dictionaries may be used.')
+      continue
+    }
     const p = ['embeds', i]
     c.str(embed.title, [...p, 'title'], { max: 256 })
     c.str(embed.description, [...p, 'description'], { min: 1, max: 4096 })
@@ -89,7 +92,7 @@ function checkEmbeds(c: Checker, embeds: unknown) {
         total += String(field.name ?? '').length + String(field.value ?? '').length
       })
     }
-  })
+  }
   if (total > 6000) c.add(['embeds'], 'MAX_EMBED_SIZE_EXCEEDED', 'Embed size exceeds maximum size of 6000')
 }
 
@@ -97,10 +100,12 @@ function checkComponents(c: Checker, rows: unknown, ids: Set<string>) {
   if (rows === undefined) return
   if (!Array.isArray(rows)) return c.add(['components'], 'LIST_TYPE_CONVERT', 'Must be an array.')
   if (rows.length > 5) c.add(['components'], 'BASE_TYPE_MAX_LENGTH', 'Must be 5 or fewer in length.')
-  rows.forEach((row, i) => {
+  for (const [i, row] of rows.entries()) {
     const p = ['components', i]
-    if (!isObj(row) || row.type !== 1)
-      return c.add(p, 'UNION_TYPE_CHOICES', 'Value of field "type" must be one of (1,).')
+    if (!isObj(row) || row.type !== 1) {
+      c.add(p, 'UNION_TYPE_CHOICES', 'Value of field "type" must be one of (1,).')
+      continue
+    }
     const inner = Array.isArray(row.components) ? row.components : []
     if (inner.length < 1 || inner.length > 5)
       c.add([...p, 'components'], 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 5 in length.')
@@ -111,9 +116,12 @@ function checkComponents(c: Checker, rows: unknown, ids: Set<string>) {
         'COMPONENT_LAYOUT_WIDTH_EXCEEDED',
         'The specified component exceeds the maximum width',
       )
-    inner.forEach((component: unknown, j: number) => {
+    for (const [j, component] of inner.entries()) {
       const q = [...p, 'components', j]
-      if (!isObj(component)) return c.add(q, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used.')
+      if (!isObj(component)) {
+        c.add(q, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used.')
+        continue
+      }
       if (component.type === 2) {
         if (!BUTTON_STYLES.has(component.style as number))
           c.add([...q, 'style'], 'BASE_TYPE_CHOICES', 'Value must be one of {1, 2, 3, 4, 5, 6}.')
@@ -154,8 +162,8 @@ function checkComponents(c: Checker, rows: unknown, ids: Set<string>) {
       } else {
         c.add([...q, 'type'], 'UNION_TYPE_CHOICES', 'Not a legacy message component.')
       }
-    })
-  })
+    }
+  }
 }
 
 function checkCustomId(c: Checker, id: unknown, path: (string | number)[], ids: Set<string>) {
@@ -229,8 +237,11 @@ export function validateModal(data: unknown): Violation[] {
   if (components.length < 1 || components.length > 5)
     c.add(['data', 'components'], 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 5 in length.')
   const ids = new Set<string>()
-  const checkInput = (input: unknown, p: (string | number)[], legacyLabel: boolean) => {
-    if (!isObj(input) || input.type !== 4) return c.add(p, 'UNION_TYPE_CHOICES', 'Expected a text input.')
+  const checkInput = (input: unknown, p: (string | number)[], legacyLabel: boolean): void => {
+    if (!isObj(input) || input.type !== 4) {
+      c.add(p, 'UNION_TYPE_CHOICES', 'Expected a text input.')
+      return
+    }
     checkCustomId(c, input.custom_id, [...p, 'custom_id'], ids)
     if (input.style !== 1 && input.style !== 2)
       c.add([...p, 'style'], 'BASE_TYPE_CHOICES', 'Value must be 1 or 2.')
@@ -240,13 +251,16 @@ export function validateModal(data: unknown): Violation[] {
     c.str(input.placeholder, [...p, 'placeholder'], { max: 100 })
     c.str(input.value, [...p, 'value'], { max: 4000 })
   }
-  components.forEach((component: unknown, i: number) => {
+  for (const [i, component] of components.entries()) {
     const p = ['data', 'components', i]
-    if (!isObj(component)) return c.add(p, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used.')
+    if (!isObj(component)) {
+      c.add(p, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used.')
+      continue
+    }
     if (component.type === 1) {
       const inner = Array.isArray(component.components) ? component.components : []
       if (inner.length !== 1) c.add([...p, 'components'], 'BASE_TYPE_BAD_LENGTH', 'Must be 1 in length.')
-      inner.forEach((input: unknown, j: number) => checkInput(input, [...p, 'components', j], true))
+      for (const [j, input] of inner.entries()) checkInput(input, [...p, 'components', j], true)
     } else if (component.type === 18) {
       c.str(component.label, [...p, 'label'], { min: 1, max: 45, required: true })
       c.str(component.description, [...p, 'description'], { max: 100 })
@@ -260,6 +274,6 @@ export function validateModal(data: unknown): Violation[] {
     } else if (component.type === 10) {
       c.str(component.content, [...p, 'content'], { min: 1, max: 4000, required: true })
     } else c.add([...p, 'type'], 'UNION_TYPE_CHOICES', 'Not a modal component.')
-  })
+  }
   return c.violations
 }
