@@ -8,9 +8,10 @@
  * - Web API writes go through per-channel queues that honour Retry-After (see queue.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { type App, type Logger, LogLevel, webApi } from '@slack/bolt'
+import { type App, webApi } from '@slack/bolt'
 import type { CardHost, ChatAdapter, Destination, InteractionOutcome } from '../../src/answerer/adapter.js'
 import type { CardState, Person } from '../../src/card/types.js'
+import { type Logger, silentLogger } from '../../src/log.js'
 import type { MessageBlock, SlackMessage } from './blocks.js'
 import {
   type ActionContext,
@@ -26,7 +27,7 @@ import { declineModal, noticeModal, otherModal } from './modal.js'
 import { escapeMrkdwn } from './mrkdwn.js'
 import { ChannelQueues, type LaneCall, type RateLimitOptions } from './queue.js'
 import { cardToMessages } from './render.js'
-import { createBoltApp, quietLogger, type SlackHttpReceiver } from './transport.js'
+import { boltLogger, createBoltApp, type SlackHttpReceiver } from './transport.js'
 
 export { decodePayload } from './decode.js'
 export { declineModal, otherModal } from './modal.js'
@@ -37,7 +38,9 @@ export { signSlackRequest, verifySlackSignature } from './verify.js'
 
 export interface SlackAdapterOptions {
   /** Bot token (`xoxb-…`), SLACK_BOT_TOKEN. */
-  botToken: string
+  botToken?: string
+  /** Same as `botToken` (the name the server's composition root uses). */
+  token?: string
   /** App-level token (`xapp-…`), SLACK_APP_TOKEN: selects Socket Mode (no public URL needed). */
   appToken?: string
   /** SLACK_SIGNING_SECRET: HTTP interactivity, served by {@link SlackAdapter.handleHttp}. */
@@ -47,7 +50,7 @@ export interface SlackAdapterOptions {
    * @default 'https://slack.com/api/'
    */
   apiUrl?: string
-  /** @default a console logger at warn level */
+  /** askbridge's structured logger; Bolt's own logging goes through it too. @default silent */
   logger?: Logger
   /**
    * Locale for approval `display` texts on channel messages (everyone in a channel sees one text).
@@ -112,14 +115,16 @@ export class SlackAdapter implements ChatAdapter {
   readonly #groups = new Map<string, { at: number; members: string[] }>()
 
   constructor(options: SlackAdapterOptions) {
-    if (!options.botToken) throw new Error('SlackAdapter needs a bot token (SLACK_BOT_TOKEN)')
+    const botToken = options.botToken ?? options.token
+    if (!botToken) throw new Error('SlackAdapter needs a bot token (SLACK_BOT_TOKEN)')
     this.#options = options
-    this.#logger = options.logger ?? quietLogger(LogLevel.WARN)
+    this.#logger = options.logger ?? silentLogger
+    const logger = boltLogger(this.#logger)
     this.#now = options.now ?? Date.now
     this.mode = options.appToken ? 'socket' : 'http'
     const built = createBoltApp({
-      botToken: options.botToken,
-      logger: this.#logger,
+      botToken,
+      logger,
       ...(options.appToken ? { appToken: options.appToken } : {}),
       ...(options.signingSecret ? { signingSecret: options.signingSecret } : {}),
       ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}),
@@ -129,10 +134,10 @@ export class SlackAdapter implements ChatAdapter {
     })
     this.#app = built.app
     this.#http = built.http
-    this.#client = new webApi.WebClient(options.botToken, {
+    this.#client = new webApi.WebClient(botToken, {
       ...options.clientOptions,
       ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-      logger: this.#logger,
+      logger,
       rejectRateLimitedCalls: true,
     })
     this.#queues = new ChannelQueues(options.rateLimit)
@@ -304,12 +309,12 @@ export class SlackAdapter implements ChatAdapter {
       this.#track(this.#onView(body as unknown as ViewPayload))
     })
     this.#app.error(async (error) => {
-      this.#logger.error('Slack listener failed', error)
+      this.#logger.error('Slack listener failed', { error })
     })
   }
 
   #track(work: Promise<unknown>): void {
-    const guarded = work.catch((error: unknown) => this.#logger.error('Slack interaction failed', error))
+    const guarded = work.catch((error: unknown) => this.#logger.error('Slack interaction failed', { error }))
     this.#inflight.add(guarded)
     void guarded.finally(() => this.#inflight.delete(guarded))
   }
@@ -408,7 +413,7 @@ export class SlackAdapter implements ChatAdapter {
         if (res.ok) return
         this.#logger.warn(`response_url refused a notice (${res.status}); falling back to chat.postEphemeral`)
       } catch (error) {
-        this.#logger.warn('response_url failed; falling back to chat.postEphemeral', error)
+        this.#logger.warn('response_url failed; falling back to chat.postEphemeral', { error })
       }
     }
     if (context.channel) {

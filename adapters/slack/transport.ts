@@ -18,6 +18,7 @@ import {
   SocketModeReceiver,
   type webApi,
 } from '@slack/bolt'
+import type { Logger as AskbridgeLogger } from '../../src/log.js'
 import { verifySlackSignature } from './verify.js'
 
 /** Slack waits 3 s for an ack; answer a little earlier if no listener did. */
@@ -216,16 +217,31 @@ export function createBoltApp(options: BoltAppOptions): { app: App; http?: Slack
   return { app, http }
 }
 
-/** A Bolt logger that stays quiet below `level` and names its source. */
-export function quietLogger(level: LogLevel = LogLevel.WARN): Logger {
+/**
+ * Bolt's logger interface over askbridge's structured logger. Bolt's debug chatter is dropped;
+ * its info and above go through with the `slack` source, errors as fields.
+ */
+export function boltLogger(log: AskbridgeLogger, level: LogLevel = LogLevel.INFO): Logger {
   let current = level
   const order = [LogLevel.DEBUG, LogLevel.INFO, LogLevel.WARN, LogLevel.ERROR]
   const on = (l: LogLevel) => order.indexOf(l) >= order.indexOf(current)
+  const write = (l: 'debug' | 'info' | 'warn' | 'error', msg: unknown[]) => {
+    if (!on(l as LogLevel)) return
+    const errors = msg.filter((m) => m instanceof Error)
+    const text = msg
+      .filter((m) => !(m instanceof Error))
+      .map((m) => (typeof m === 'string' ? m : JSON.stringify(m)))
+      .join(' ')
+    log[l](text || (errors[0] as Error | undefined)?.message || 'slack', {
+      source: 'slack',
+      ...(errors.length > 0 ? { error: errors[0] } : {}),
+    })
+  }
   return {
-    debug: (...msg: unknown[]) => on(LogLevel.DEBUG) && console.debug('[slack]', ...msg),
-    info: (...msg: unknown[]) => on(LogLevel.INFO) && console.info('[slack]', ...msg),
-    warn: (...msg: unknown[]) => on(LogLevel.WARN) && console.warn('[slack]', ...msg),
-    error: (...msg: unknown[]) => on(LogLevel.ERROR) && console.error('[slack]', ...msg),
+    debug: (...msg: unknown[]) => write('debug', msg),
+    info: (...msg: unknown[]) => write('info', msg),
+    warn: (...msg: unknown[]) => write('warn', msg),
+    error: (...msg: unknown[]) => write('error', msg),
     setLevel: (l: LogLevel) => {
       current = l
     },
