@@ -1,0 +1,94 @@
+import { request as httpRequest } from 'node:http'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { ConfigError, parseConfig } from '../../src/config/env.js'
+import { act, cardPosted, request, startBridge, type TestBridge } from './helpers.js'
+
+const TOKEN = 'test-api-token-not-secret'
+const auth = { authorization: `Bearer ${TOKEN}` }
+const colour = { id: 'colour', question: 'Which colour?', options: [{ label: 'Red' }, { label: 'Blue' }] }
+
+describe('with ASKBRIDGE_API_TOKEN', () => {
+  let b: TestBridge
+  beforeAll(async () => {
+    b = await startBridge({ ASKBRIDGE_API_TOKEN: TOKEN })
+  })
+  afterAll(async () => {
+    await b.close()
+  })
+
+  test('the API needs the bearer token', async () => {
+    const none = await request(b.url, 'GET', '/v1/questions')
+    expect(none.status).toBe(401)
+    expect(none.body.error).toMatchObject({ name: 'HttpError', code: 'UNAUTHORIZED' })
+    const wrong = await request(b.url, 'GET', '/v1/questions', undefined, {
+      authorization: 'Bearer nope-nope-nope',
+    })
+    expect(wrong.status).toBe(401)
+    const right = await request(b.url, 'GET', '/v1/questions', undefined, auth)
+    expect(right.status).toBe(200)
+    expect((await request(b.url, 'POST', '/v1/ask', { questions: [colour] })).status).toBe(401)
+    expect((await request(b.url, 'GET', '/metrics')).status).toBe(401)
+  })
+
+  test('/healthz stays open for probes', async () => {
+    expect((await request(b.url, 'GET', '/healthz')).status).toBe(200)
+  })
+
+  test('the inbox: 401 without the token, ?token= once sets a cookie, then the page works', async () => {
+    expect((await request(b.url, 'GET', '/inbox')).status).toBe(401)
+    expect((await request(b.url, 'GET', '/inbox?token=wrong-token-x')).status).toBe(401)
+    const login = await fetch(`${b.url}/inbox?token=${TOKEN}`, { redirect: 'manual' })
+    expect(login.status).toBe(302)
+    expect(login.headers.get('location')).toBe('/inbox')
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
+    expect(login.headers.get('set-cookie')).toMatch(/HttpOnly; SameSite=Strict/)
+    const page = await request(b.url, 'GET', '/inbox', undefined, { cookie })
+    expect(page.status).toBe(200)
+    expect(page.text).toContain('askbridge inbox')
+    // The cookie opens the inbox only, never the API.
+    expect((await request(b.url, 'GET', '/v1/questions', undefined, { cookie })).status).toBe(401)
+
+    const asking = request(b.url, 'POST', '/v1/ask', { callId: 'tok-1', questions: [colour] }, auth)
+    await cardPosted(b.url, 'tok-1', { cookie })
+    await act(b.url, 'tok-1', { type: 'choose', questionId: 'colour', label: 'Red' }, 'Ana', { cookie })
+    expect((await asking).body).toEqual({ answers: [{ id: 'colour', selected: ['Red'] }], callId: 'tok-1' })
+  })
+})
+
+describe('without a token', () => {
+  let b: TestBridge
+  beforeAll(async () => {
+    b = await startBridge()
+  })
+  afterAll(async () => {
+    await b.close()
+  })
+
+  test('only loopback Host names are served (no DNS rebinding)', async () => {
+    // fetch will not send a foreign Host header, so speak HTTP directly.
+    const get = (host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${b.url}/v1/questions`, { headers: { host } }, (res) => {
+          let body = ''
+          res.on('data', (d: Buffer) => {
+            body += d.toString()
+          })
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+        })
+        req.on('error', reject)
+        req.end()
+      })
+    const evil = await get('evil.example:8787')
+    expect(evil.status).toBe(403)
+    expect(JSON.parse(evil.body).error.code).toBe('FORBIDDEN_HOST')
+    expect((await get('localhost:8787')).status).toBe(200)
+  })
+
+  test('serve refuses to listen beyond loopback', () => {
+    expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' })).toThrow(ConfigError)
+    expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' })).toThrow(/ASKBRIDGE_API_TOKEN is required/)
+    expect(parseConfig({ ASKBRIDGE_HOST: '0.0.0.0', ASKBRIDGE_API_TOKEN: TOKEN }).ASKBRIDGE_HOST).toBe(
+      '0.0.0.0',
+    )
+  })
+})
