@@ -49,6 +49,12 @@ CREATE INDEX IF NOT EXISTS audit_call ON audit(call_id);
 export interface SqliteStoreOptions {
   /** Clock for event timestamps. @default Date.now */
   now?: () => number
+  /**
+   * `full`: every commit is fsynced, so an acknowledged answer survives power loss.
+   * `normal`: WAL's default; survives a process crash, may lose the last commits on power loss.
+   * @default 'full'
+   */
+  durability?: 'full' | 'normal'
 }
 
 /**
@@ -70,7 +76,7 @@ export class SqliteStore implements Store {
     this.now = options.now ?? Date.now
     this.db = new Database(path)
     this.db.pragma('journal_mode = WAL')
-    this.db.pragma('synchronous = NORMAL')
+    this.db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`)
     this.db.pragma('busy_timeout = 5000')
     this.db.exec(SCHEMA)
     this.stmts = {

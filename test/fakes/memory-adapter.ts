@@ -99,7 +99,8 @@ export class MemoryAdapter implements ChatAdapter {
   readonly notices = new Map<string, string[]>()
   readonly groups = new Map<string, string[]>()
   private host: CardHost | undefined
-  private seq = 0
+  /** Shared by every instance, so a "restarted" platform never reuses a message id. */
+  private static seq = 0
   /** Fail the next N posts (to test partial delivery). */
   failPosts = 0
 
@@ -116,7 +117,7 @@ export class MemoryAdapter implements ChatAdapter {
       this.failPosts--
       throw new Error('platform unavailable')
     }
-    const id = `m${++this.seq}`
+    const id = `m${++MemoryAdapter.seq}`
     this.messages.set(id, { id, callId: card.callId, destination, ...cardToMemoryMessage(card), updates: 0 })
     return { id }
   }
@@ -150,7 +151,7 @@ export class MemoryAdapter implements ChatAdapter {
     match: (ref: ComponentRef) => boolean,
     person: Person,
     input: { labels?: string[]; text?: string } = {},
-    deliveryId = `d${++this.seq}`,
+    deliveryId = `d${++MemoryAdapter.seq}`,
   ) {
     const message = this.messages.get(messageId)
     const componentId = message?.components.find((c) => {

@@ -1,0 +1,317 @@
+import { readFileSync } from 'node:fs'
+import { z } from 'zod'
+import type { Destination, EscalationTier, Responders } from '../card/types.js'
+import { type Logger, silentLogger } from '../log.js'
+import type { AnswererRequest } from '../protocol/types.js'
+import { parseDuration } from './duration.js'
+import type { RoutePlan, Router } from './types.js'
+
+/** Slack conversation ids (C…, G…, D…) and Discord snowflakes. */
+const SLACK_CHANNEL = /^[CGD][A-Z0-9]{2,}$/
+const SLACK_USER = /^[UW][A-Z0-9]{2,}$/
+const SLACK_GROUP = /^S[A-Z0-9]{2,}$/
+const SNOWFLAKE = /^\d{15,21}$/
+
+const mentionSchema = z.string()
+const destinationSchema = z.strictObject({
+  platform: z.enum(['slack', 'discord', 'web'], { error: 'platform must be "slack", "discord" or "web"' }),
+  channel: z.string().optional(),
+  user: z.string().optional(),
+  mention: z.array(mentionSchema).optional(),
+})
+const durationSchema = z
+  .string()
+  .refine((v) => parseDuration(v) !== undefined, { error: 'not a duration (use 90s, 10m, 2h or 1d)' })
+
+const routeSchema = z.strictObject({
+  name: z.string().min(1),
+  match: z
+    .strictObject({
+      intent: z.enum(['approval', 'plan-review', 'none']).optional(),
+      agentId: z.string().optional(),
+      header: z.string().optional(),
+      route: z.string().optional(),
+    })
+    .optional(),
+  destinations: z.array(destinationSchema).min(1),
+  responders: z
+    .strictObject({
+      slack: z
+        .strictObject({ users: z.array(z.string()).optional(), groups: z.array(z.string()).optional() })
+        .optional(),
+      discord: z
+        .strictObject({ users: z.array(z.string()).optional(), roles: z.array(z.string()).optional() })
+        .optional(),
+      web: z.boolean().optional(),
+    })
+    .optional(),
+  quorum: z.number().int().min(1).max(20).optional(),
+  excludeRequester: z.boolean().optional(),
+  escalation: z
+    .array(
+      z.strictObject({
+        after: durationSchema,
+        mention: z.array(mentionSchema).optional(),
+        destinations: z.array(destinationSchema).optional(),
+        /** Mirror to another route's destinations. */
+        route: z.string().optional(),
+      }),
+    )
+    .optional(),
+})
+
+export const routesFileSchema = z.strictObject({ routes: z.array(routeSchema) })
+export type RoutesFile = z.infer<typeof routesFileSchema>
+type RouteConfig = RoutesFile['routes'][number]
+type DestinationConfig = z.infer<typeof destinationSchema>
+
+/** A routes file that cannot be used; `problems` name the exact path of each. */
+export class RoutesError extends Error {
+  override readonly name = 'RoutesError'
+  constructor(
+    readonly problems: string[],
+    source = 'routes file',
+  ) {
+    super(`${source} is invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+  }
+}
+
+const pathOf = (path: ReadonlyArray<PropertyKey>) =>
+  path.reduce<string>(
+    (acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)),
+    '',
+  )
+
+function checkDestination(d: DestinationConfig, at: string, problems: string[]): void {
+  if (d.platform === 'web') {
+    if (d.channel || d.user) problems.push(`${at}: the web inbox takes no channel or user`)
+    return
+  }
+  if (!d.channel && !d.user) problems.push(`${at}: needs a channel or a user`)
+  if (d.channel && d.user) problems.push(`${at}: give a channel or a user, not both`)
+  const idOk = (id: string, kind: 'channel' | 'user') =>
+    d.platform === 'discord' ? SNOWFLAKE.test(id) : (kind === 'channel' ? SLACK_CHANNEL : SLACK_USER).test(id)
+  if (d.channel && !idOk(d.channel, 'channel')) {
+    problems.push(
+      `${at}.channel: "${d.channel}" is not a ${d.platform === 'slack' ? 'Slack channel id (C…)' : 'Discord channel id (a snowflake)'}`,
+    )
+  }
+  if (d.user && !idOk(d.user, 'user')) {
+    problems.push(
+      `${at}.user: "${d.user}" is not a ${d.platform === 'slack' ? 'Slack user id (U…)' : 'Discord user id (a snowflake)'}`,
+    )
+  }
+  d.mention?.forEach((m, i) => {
+    checkMention(d.platform, m, `${at}.mention[${i}]`, problems)
+  })
+}
+
+function checkMention(
+  platform: 'slack' | 'discord' | 'web',
+  mention: string,
+  at: string,
+  problems: string[],
+) {
+  const [kind, id = ''] = mention.split(':')
+  const ok =
+    platform === 'slack'
+      ? (kind === 'subteam' && SLACK_GROUP.test(id)) || (kind === 'user' && SLACK_USER.test(id))
+      : platform === 'discord'
+        ? (kind === 'role' || kind === 'user') && SNOWFLAKE.test(id)
+        : false
+  if (!ok) {
+    const hint =
+      platform === 'slack'
+        ? 'subteam:S… or user:U…'
+        : platform === 'discord'
+          ? 'role:ID or user:ID'
+          : 'no mentions on web'
+    problems.push(`${at}: "${mention}" is not a ${platform} mention (${hint})`)
+  }
+}
+
+/** Validate a parsed routes file: shapes, ids, durations, names and escalation cycles. */
+export function validateRoutes(value: unknown, source?: string): RoutesFile {
+  const parsed = routesFileSchema.safeParse(value)
+  if (!parsed.success) {
+    throw new RoutesError(
+      parsed.error.issues.map((i) => `${pathOf(i.path) || '(root)'}: ${i.message}`),
+      source,
+    )
+  }
+  const file = parsed.data
+  const problems: string[] = []
+  const names = new Map<string, number>()
+  file.routes.forEach((route, r) => {
+    const at = `routes[${r}]`
+    if (names.has(route.name))
+      problems.push(`${at}.name: "${route.name}" is already the name of routes[${names.get(route.name)}]`)
+    names.set(route.name, r)
+    route.destinations.forEach((d, i) => {
+      checkDestination(d, `${at}.destinations[${i}]`, problems)
+    })
+    route.responders?.slack?.users?.forEach((u, i) => {
+      if (!SLACK_USER.test(u))
+        problems.push(`${at}.responders.slack.users[${i}]: "${u}" is not a Slack user id`)
+    })
+    route.responders?.slack?.groups?.forEach((g, i) => {
+      if (!SLACK_GROUP.test(g))
+        problems.push(`${at}.responders.slack.groups[${i}]: "${g}" is not a Slack user group id (S…)`)
+    })
+    for (const kind of ['users', 'roles'] as const) {
+      route.responders?.discord?.[kind]?.forEach((id, i) => {
+        if (!SNOWFLAKE.test(id))
+          problems.push(`${at}.responders.discord.${kind}[${i}]: "${id}" is not a Discord id`)
+      })
+    }
+    let previous = 0
+    route.escalation?.forEach((tier, t) => {
+      const tat = `${at}.escalation[${t}]`
+      const after = parseDuration(tier.after) ?? 0
+      if (after <= previous) problems.push(`${tat}.after: tiers must come later than the one before`)
+      previous = after
+      tier.destinations?.forEach((d, i) => {
+        checkDestination(d, `${tat}.destinations[${i}]`, problems)
+      })
+      if (!tier.mention?.length && !tier.destinations?.length && !tier.route) {
+        problems.push(`${tat}: names no mention, destinations or route`)
+      }
+      tier.mention?.forEach((m, i) => {
+        const platforms = new Set(route.destinations.map((d) => d.platform))
+        const fits = [...platforms].some((p) => {
+          const scratch: string[] = []
+          checkMention(p, m, '', scratch)
+          return scratch.length === 0
+        })
+        if (!fits) problems.push(`${tat}.mention[${i}]: "${m}" fits none of the route's platforms`)
+      })
+    })
+  })
+  // Escalation to another route must name one, and must not come back round.
+  file.routes.forEach((route, r) => {
+    route.escalation?.forEach((tier, t) => {
+      if (tier.route !== undefined && !names.has(tier.route)) {
+        problems.push(`routes[${r}].escalation[${t}].route: no route is named "${tier.route}"`)
+      }
+    })
+  })
+  const next = (name: string) =>
+    (file.routes.find((x) => x.name === name)?.escalation ?? []).flatMap((t) => (t.route ? [t.route] : []))
+  for (const [r, route] of file.routes.entries()) {
+    const stack: string[] = [route.name]
+    const walk = (name: string): string[] | undefined => {
+      for (const target of next(name)) {
+        if (target === route.name) return [...stack, target]
+        if (stack.includes(target)) continue
+        stack.push(target)
+        const cycle = walk(target)
+        if (cycle) return cycle
+        stack.pop()
+      }
+      return undefined
+    }
+    const cycle = walk(route.name)
+    if (cycle) {
+      problems.push(`routes[${r}].escalation: escalation cycle ${cycle.join(' -> ')}`)
+      break
+    }
+  }
+  if (problems.length) throw new RoutesError(problems, source)
+  return file
+}
+
+/** Read and validate a routes file; errors name the file and the exact path of each problem. */
+export function loadRoutes(path: string): RoutesFile {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new RoutesError([`cannot read: ${(error as Error).message}`], path)
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    throw new RoutesError([`not JSON: ${(error as Error).message}`], path)
+  }
+  return validateRoutes(json, path)
+}
+
+/** `*` matches any run of characters; everything else is literal. */
+export function globMatch(pattern: string, value: string): boolean {
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  )
+  return re.test(value)
+}
+
+function routeMatches(route: RouteConfig, request: AnswererRequest): boolean {
+  const match = route.match
+  if (!match) return true
+  if (match.route !== undefined && match.route !== request.route) return false
+  if (match.agentId !== undefined && !globMatch(match.agentId, request.agent?.id ?? 'default')) return false
+  if (match.intent !== undefined) {
+    const kinds = request.questions.map((q) => q.intent?.kind ?? 'none')
+    if (!kinds.includes(match.intent)) return false
+  }
+  if (match.header !== undefined) {
+    const pattern = match.header
+    if (!request.questions.some((q) => q.header !== undefined && globMatch(pattern, q.header))) return false
+  }
+  return true
+}
+
+const toDestination = (d: DestinationConfig): Destination => ({
+  platform: d.platform,
+  ...(d.channel ? { channel: d.channel } : {}),
+  ...(d.user ? { user: d.user } : {}),
+  ...(d.mention?.length ? { mention: d.mention } : {}),
+})
+
+/**
+ * The router for a routes file: the first route whose `match` fits wins; no match goes to the
+ * default destinations (the env defaults) and is logged.
+ */
+export function routesRouter(
+  file: RoutesFile,
+  defaults: Destination[],
+  logger: Logger = silentLogger,
+): Router {
+  const byName = new Map(file.routes.map((r) => [r.name, r]))
+  const plan = (route: RouteConfig): RoutePlan => ({
+    name: route.name,
+    destinations: route.destinations.map(toDestination),
+    ...(route.responders ? { responders: route.responders as Responders } : {}),
+    quorum: route.quorum ?? 1,
+    excludeRequester: route.excludeRequester ?? false,
+    escalation: (route.escalation ?? []).map(
+      (tier): EscalationTier => ({
+        afterMs: parseDuration(tier.after) ?? 0,
+        ...(tier.mention?.length ? { mention: tier.mention } : {}),
+        ...(tier.destinations?.length || tier.route
+          ? {
+              destinations: [
+                ...(tier.destinations ?? []).map(toDestination),
+                ...(tier.route ? (byName.get(tier.route)?.destinations ?? []).map(toDestination) : []),
+              ],
+            }
+          : {}),
+      }),
+    ),
+  })
+  return {
+    resolve(request) {
+      const route = file.routes.find((r) => routeMatches(r, request))
+      if (route) return plan(route)
+      logger.info('no route matched; using the default route', {
+        callId: request.callId,
+        agentId: request.agent?.id,
+        route: request.route,
+      })
+      return { name: 'default', destinations: defaults, quorum: 1, excludeRequester: false, escalation: [] }
+    },
+  }
+}
