@@ -193,15 +193,15 @@ describe('refusals never change state and always carry a message', () => {
       card([colour, regions]),
       { type: 'set', questionId: 'colour', labels: ['Red', 'Blue'] },
     ],
-    ['approve on a plain question', card([colour]), { type: 'reject' }],
-    ['choose on an approval', card([approval]), { type: 'skip', questionId: 'deploy' }],
+    ['reject on a plain question', card([colour]), { type: 'reject' }],
+    ['skip on an approval', card([approval]), { type: 'skip', questionId: 'deploy' }],
     ['skip on a one-question card', card([colour]), { type: 'skip', questionId: 'colour' }],
     [
       'always without an always option',
       card([
         {
           ...approval,
-          options: approval.options?.slice(0, 2),
+          options: [{ label: 'Yes' }, { label: 'No' }],
           intent: { kind: 'approval', approve: 'Yes', reject: 'No' },
         },
       ]),
