@@ -2,11 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { ConfigError, loadConfig, secretsOf } from '../config/index.js'
-import { jsonLogger, type Logger } from '../log.js'
-import { runAsk } from './ask.js'
-import { BridgeClient, BridgeError } from './client.js'
-import { clientEnv, nonEmpty } from './env.js'
+import type { Logger } from '../log.js'
 
 const USAGE = `askbridge: carry an agent's questions to people (Slack, Discord, a local web inbox)
 
@@ -41,6 +37,8 @@ export async function main(argv: string[], io: MainIo = processIo): Promise<numb
     case 'serve':
       return runServe(rest, io)
     case 'ask': {
+      // Each command loads only what it uses: `ask` in a CI step should start fast.
+      const { runAsk } = await import('./ask.js')
       const controller = new AbortController()
       const onSigint = () => controller.abort()
       process.once('SIGINT', onSigint)
@@ -93,6 +91,8 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
     io.stderr(`askbridge serve: unexpected argument "${argv[0]}"; configure with environment variables\n`)
     return 2
   }
+  const { ConfigError, loadConfig, secretsOf } = await import('../config/index.js')
+  const { jsonLogger } = await import('../log.js')
   let config: ReturnType<typeof loadConfig>
   try {
     config = loadConfig({ env: io.env })
@@ -169,6 +169,8 @@ async function runAudit(argv: string[], io: MainIo): Promise<number> {
       return 2
     }
   }
+  const { BridgeClient, BridgeError } = await import('./client.js')
+  const { clientEnv, nonEmpty } = await import('./env.js')
   const env = clientEnv(io.env)
   const token = nonEmpty(env.ASKBRIDGE_API_TOKEN)
   const client = new BridgeClient({

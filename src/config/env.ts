@@ -46,70 +46,71 @@ const seconds = (fallback: number) =>
     })
 
 /** Every environment variable askbridge reads (see ARCHITECTURE.md, `.env.example`). */
-export const envSchema = z
-  .object({
-    ASKBRIDGE_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
-    ASKBRIDGE_PORT: port,
-    ASKBRIDGE_DB: optionalText.transform((v) => v ?? './askbridge.db'),
-    ASKBRIDGE_API_TOKEN: optionalText.refine((v) => v === undefined || v.length >= 8, {
-      message: 'must be at least 8 characters',
-    }),
-    ASKBRIDGE_ROUTES: optionalText,
-    ASKBRIDGE_URL: url('the bridge').transform((v) => v ?? 'http://127.0.0.1:8787'),
-    ASKBRIDGE_MCP_TIMEOUT: seconds(50),
-    ASKBRIDGE_AGENT_ID: optionalText.refine((v) => v === undefined || /^[A-Za-z0-9_.:-]{1,64}$/.test(v), {
-      message: 'must be 1-64 characters of A-Z a-z 0-9 _ . : -',
-    }),
-    ASKBRIDGE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).optional().default('info'),
-    SLACK_BOT_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xoxb-'), {
-      message: 'must be a bot token starting with "xoxb-"',
-    }),
-    SLACK_APP_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xapp-'), {
-      message: 'must be an app-level token starting with "xapp-"',
-    }),
-    SLACK_SIGNING_SECRET: optionalText,
-    SLACK_CHANNEL: optionalText,
-    SLACK_API_URL: url('the Slack Web API'),
-    DISCORD_BOT_TOKEN: optionalText,
-    DISCORD_CHANNEL_ID: optionalText.refine((v) => v === undefined || /^\d{15,25}$/.test(v), {
-      message: 'must be a Discord channel id (a snowflake, digits only)',
-    }),
-    DISCORD_API_URL: url('the Discord REST API'),
-    DISCORD_PUBLIC_KEY: optionalText.refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v), {
-      message: 'must be the application public key (64 hex characters)',
-    }),
-  })
-  .superRefine((env, ctx) => {
-    if (!isLoopback(env.ASKBRIDGE_HOST) && env.ASKBRIDGE_API_TOKEN === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['ASKBRIDGE_API_TOKEN'],
-        message: `is required when ASKBRIDGE_HOST (${env.ASKBRIDGE_HOST}) is not loopback`,
-      })
+export const envSchema = z.object({
+  ASKBRIDGE_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
+  ASKBRIDGE_PORT: port,
+  ASKBRIDGE_DB: optionalText.transform((v) => v ?? './askbridge.db'),
+  ASKBRIDGE_API_TOKEN: optionalText.refine((v) => v === undefined || v.length >= 8, {
+    message: 'must be at least 8 characters',
+  }),
+  ASKBRIDGE_ROUTES: optionalText,
+  ASKBRIDGE_URL: url('the bridge').transform((v) => v ?? 'http://127.0.0.1:8787'),
+  ASKBRIDGE_MCP_TIMEOUT: seconds(50),
+  ASKBRIDGE_AGENT_ID: optionalText.refine((v) => v === undefined || /^[A-Za-z0-9_.:-]{1,64}$/.test(v), {
+    message: 'must be 1-64 characters of A-Z a-z 0-9 _ . : -',
+  }),
+  ASKBRIDGE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).optional().default('info'),
+  SLACK_BOT_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xoxb-'), {
+    message: 'must be a bot token starting with "xoxb-"',
+  }),
+  SLACK_APP_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xapp-'), {
+    message: 'must be an app-level token starting with "xapp-"',
+  }),
+  SLACK_SIGNING_SECRET: optionalText,
+  SLACK_CHANNEL: optionalText,
+  SLACK_API_URL: url('the Slack Web API'),
+  DISCORD_BOT_TOKEN: optionalText,
+  DISCORD_CHANNEL_ID: optionalText.refine((v) => v === undefined || /^\d{15,25}$/.test(v), {
+    message: 'must be a Discord channel id (a snowflake, digits only)',
+  }),
+  DISCORD_API_URL: url('the Discord REST API'),
+  DISCORD_PUBLIC_KEY: optionalText.refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v), {
+    message: 'must be the application public key (64 hex characters)',
+  }),
+})
+
+/**
+ * Rules across variables. They run on the raw values even when a single variable is bad, so
+ * one message names every problem.
+ */
+function crossProblems(raw: Record<string, string | undefined>): string[] {
+  const get = (key: string) => {
+    const v = raw[key]?.trim()
+    return v ? v : undefined
+  }
+  const problems: string[] = []
+  const host = get('ASKBRIDGE_HOST') ?? '127.0.0.1'
+  if (!isLoopback(host) && get('ASKBRIDGE_API_TOKEN') === undefined) {
+    problems.push(`ASKBRIDGE_API_TOKEN is required when ASKBRIDGE_HOST (${host}) is not loopback`)
+  }
+  if (get('SLACK_BOT_TOKEN') !== undefined) {
+    if (get('SLACK_APP_TOKEN') === undefined && get('SLACK_SIGNING_SECRET') === undefined) {
+      problems.push(
+        'SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is needed with SLACK_BOT_TOKEN (Socket Mode or HTTP mode)',
+      )
     }
-    if (env.SLACK_BOT_TOKEN !== undefined) {
-      if (env.SLACK_APP_TOKEN === undefined && env.SLACK_SIGNING_SECRET === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['SLACK_APP_TOKEN'],
-          message: 'or SLACK_SIGNING_SECRET is needed with SLACK_BOT_TOKEN (Socket Mode or HTTP mode)',
-        })
-      }
-    } else {
-      for (const key of ['SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_CHANNEL'] as const) {
-        if (env[key] !== undefined) {
-          ctx.addIssue({ code: 'custom', path: [key], message: 'is set but SLACK_BOT_TOKEN is not' })
-        }
-      }
+  } else {
+    for (const key of ['SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_CHANNEL']) {
+      if (get(key) !== undefined) problems.push(`${key} is set but SLACK_BOT_TOKEN is not`)
     }
-    if (env.DISCORD_BOT_TOKEN === undefined) {
-      for (const key of ['DISCORD_CHANNEL_ID', 'DISCORD_PUBLIC_KEY'] as const) {
-        if (env[key] !== undefined) {
-          ctx.addIssue({ code: 'custom', path: [key], message: 'is set but DISCORD_BOT_TOKEN is not' })
-        }
-      }
+  }
+  if (get('DISCORD_BOT_TOKEN') === undefined) {
+    for (const key of ['DISCORD_CHANNEL_ID', 'DISCORD_PUBLIC_KEY']) {
+      if (get(key) !== undefined) problems.push(`${key} is set but DISCORD_BOT_TOKEN is not`)
     }
-  })
+  }
+  return problems
+}
 
 export type Config = z.output<typeof envSchema>
 
@@ -126,12 +127,15 @@ export class ConfigError extends Error {
 /** Validate an environment (process.env by default). Throws one ConfigError naming every problem. */
 export function parseConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = envSchema.safeParse(env)
-  if (parsed.success) return parsed.data
-  const problems = parsed.error.issues.map((issue) => {
-    const key = issue.path.map(String).join('.') || '(environment)'
-    // Never echo a secret's value: zod messages here never include the input.
-    return `${key} ${issue.message}`
-  })
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => {
+        const key = issue.path.map(String).join('.') || '(environment)'
+        // Never echo a value: it may be a secret. The messages here never include the input.
+        return `${key} ${issue.message}`
+      })
+  problems.push(...crossProblems(env))
+  if (parsed.success && problems.length === 0) return parsed.data
   throw new ConfigError(problems)
 }
 

@@ -1,0 +1,73 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { BIN, ensureBuilt } from './built.js'
+import { askbridge } from './run.js'
+
+let cwd: string
+beforeAll(async () => {
+  await ensureBuilt()
+  cwd = mkdtempSync(join(tmpdir(), 'askbridge-serve-'))
+}, 120_000)
+afterAll(() => rmSync(cwd, { recursive: true, force: true }))
+
+test('bad configuration: one message naming every problem, no stack trace', async () => {
+  const r = await askbridge(['serve'], {
+    cwd,
+    env: {
+      ASKBRIDGE_PORT: 'eighty',
+      ASKBRIDGE_HOST: '0.0.0.0',
+      DISCORD_CHANNEL_ID: 'general',
+      SLACK_BOT_TOKEN: 'not-a-slack-token',
+    },
+  })
+  expect(r.code).toBe(1)
+  expect(r.stderr).toContain('invalid configuration')
+  for (const key of ['ASKBRIDGE_PORT', 'ASKBRIDGE_API_TOKEN', 'DISCORD_CHANNEL_ID', 'SLACK_BOT_TOKEN']) {
+    expect(r.stderr).toContain(key)
+  }
+  expect(r.stderr).not.toMatch(/\n\s+at /)
+  expect(r.stderr).not.toContain('not-a-slack-token')
+})
+
+test('serve starts on the embedded defaults, logs JSON lines without secrets, stops on SIGTERM', async () => {
+  const token = 'serve-test-token-123'
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? '',
+      ASKBRIDGE_PORT: '0',
+      ASKBRIDGE_DB: join(cwd, 'serve.db'),
+      ASKBRIDGE_API_TOKEN: token,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString()
+      const m = /Web inbox: (http:\/\/\S+)\/inbox/.exec(stderr)
+      if (m?.[1]) resolve(m[1])
+    })
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)))
+  })
+  const health = await fetch(`${url}/healthz`)
+  expect(health.status).toBe(200)
+  const unauth = await fetch(`${url}/v1/questions`, { headers: { authorization: 'Bearer wrong-token-here' } })
+  expect(unauth.status).toBe(401)
+  const ok = await fetch(`${url}/v1/questions`, { headers: { authorization: `Bearer ${token}` } })
+  expect(await ok.json()).toEqual({ active: [], settled: [] })
+
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  child.kill('SIGTERM')
+  expect(await exited).toBe(0)
+  const lines = stderr.split('\n').filter((l) => l.startsWith('{'))
+  const logs = lines.map((l) => JSON.parse(l) as { level: string; msg: string })
+  expect(logs.map((l) => l.msg)).toEqual(
+    expect.arrayContaining(['askbridge is listening', 'askbridge is shutting down', 'askbridge stopped']),
+  )
+  expect(logs.some((l) => l.msg === 'request')).toBe(true)
+  expect(stderr).not.toContain(token)
+})
