@@ -9,6 +9,7 @@ import { DiscordAdapter, type DiscordRef } from '../../adapters/discord/index.js
 import { ChatAnswerer } from '../../src/answerer/chat.js'
 import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
 import type { Destination } from '../../src/card/types.js'
+import type { RoutePlan } from '../../src/routing/types.js'
 import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
 import {
@@ -31,6 +32,8 @@ export interface RigOptions extends FakeDiscordOptions {
   http?: boolean
   mention?: string[]
   ackAfterMs?: number
+  /** Route settings (quorum, responders) for every question. */
+  plan?: Partial<RoutePlan>
 }
 
 export async function discordRig(options: RigOptions = {}) {
@@ -48,11 +51,25 @@ export async function discordRig(options: RigOptions = {}) {
     channel: fake.channelId,
     ...(options.mention ? { mention: options.mention } : {}),
   }
+  const plan = options.plan
   const chat = new ChatAnswerer({
     service,
     adapters: [adapter],
-    destinations: [destination],
     escalationIntervalMs: 0,
+    ...(plan
+      ? {
+          router: {
+            resolve: () => ({
+              name: 'test',
+              destinations: [destination],
+              quorum: 1,
+              excludeRequester: false,
+              escalation: [],
+              ...plan,
+            }),
+          },
+        }
+      : { destinations: [destination] }),
   })
   service.use(chat.answerer)
   let http: Server | undefined

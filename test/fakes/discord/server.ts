@@ -46,6 +46,8 @@ export interface FakeDiscordOptions {
   responseDeadlineMs?: number
   /** Test policy: refuse messages without `allowed_mentions.parse: []`. @default true */
   strictMentions?: boolean
+  /** HELLO's heartbeat_interval. @default 41250 (Discord's) */
+  heartbeatIntervalMs?: number
 }
 
 export interface StoredMessage {
@@ -133,6 +135,7 @@ export class FakeDiscord {
   >()
   private readonly responseDeadlineMs: number
   private readonly strictMentions: boolean
+  private readonly heartbeatIntervalMs: number
   private seq = 0
   private counter = 0
   private port = 0
@@ -155,6 +158,7 @@ export class FakeDiscord {
     this.delivery = options.delivery ?? 'gateway'
     this.responseDeadlineMs = options.responseDeadlineMs ?? 3000
     this.strictMentions = options.strictMentions ?? true
+    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 41250
     this.channels.set(this.channelId, { id: this.channelId, type: 0, guild: this.guildId })
     const { publicKey, privateKey } = generateKeyPairSync('ed25519')
     this.privateKey = privateKey
@@ -232,12 +236,30 @@ export class FakeDiscord {
 
   // ---- people ----
 
-  /** Press a button on a stored message, as `user`. */
-  click(messageId: string, customId: string, user: FakeUser): Promise<InteractionRecord> {
-    const { message, component } = this.findComponent(messageId, customId)
+  /**
+   * Press a button on a stored message, as `user`. `stale` finds it in an earlier version of the
+   * message too, like a client that has not received the latest edit yet.
+   */
+  async click(
+    messageId: string,
+    customId: string,
+    user: FakeUser,
+    options: { stale?: boolean } = {},
+  ): Promise<InteractionRecord> {
+    return this.deliver(this.prepareClick(messageId, customId, user, options))
+  }
+
+  /** Build a button click without delivering it (for forged-request tests). */
+  prepareClick(
+    messageId: string,
+    customId: string,
+    user: FakeUser,
+    options: { stale?: boolean } = {},
+  ): InteractionRecord {
+    const { message, component } = this.findComponent(messageId, customId, options.stale)
     if (component.type !== 2) throw new Error(`${customId} is not a button`)
     if (component.disabled) throw new Error(`${customId} is disabled`)
-    return this.deliver(3, { custom_id: customId, component_type: 2 }, message, user)
+    return this.build(3, { custom_id: customId, component_type: 2 }, message, user)
   }
 
   /** Choose values (option `value`s) in a select menu on a stored message. */
@@ -251,7 +273,7 @@ export class FakeDiscord {
       throw new Error(`select ${customId}: ${values.length} values`)
     for (const value of values)
       if (!options.includes(value)) throw new Error(`select ${customId}: no option ${value}`)
-    return this.deliver(3, { custom_id: customId, component_type: 3, values }, message, user)
+    return this.deliver(this.build(3, { custom_id: customId, component_type: 3, values }, message, user))
   }
 
   /** Submit the modal an interaction was answered with, typing `text` into its text input. */
@@ -273,7 +295,7 @@ export class FakeDiscord {
     const messageId = ((opened.payload.message as Json | undefined)?.id as string | undefined) ?? ''
     const message = this.messages.get(messageId)
     if (!message) throw new Error('the modal came from an unknown message')
-    return this.deliver(5, { custom_id: data.custom_id, components }, message, user)
+    return this.deliver(this.build(5, { custom_id: data.custom_id, components }, message, user))
   }
 
   /** A message that holds a component with this custom_id (searching every channel). */
@@ -281,21 +303,25 @@ export class FakeDiscord {
     return [...this.messages.values()].find((m) => componentsOf(m).some((c) => c.custom_id === customId))
   }
 
-  private findComponent(messageId: string, customId: string): { message: StoredMessage; component: Json } {
+  private findComponent(
+    messageId: string,
+    customId: string,
+    stale = false,
+  ): { message: StoredMessage; component: Json } {
     const message = this.messages.get(messageId)
     if (!message) throw new Error(`no message ${messageId}`)
-    const component = componentsOf(message).find((c) => c.custom_id === customId)
+    const versions = stale
+      ? [message.components, ...message.history.map((b) => (b.components as Json[] | undefined) ?? [])]
+      : [message.components]
+    const component = versions
+      .flatMap((rows) => rows.flatMap((row) => (row.components as Json[] | undefined) ?? []))
+      .find((c) => c.custom_id === customId)
     if (!component) throw new Error(`message ${messageId} has no component ${customId}`)
     return { message, component }
   }
 
-  /** Build an INTERACTION_CREATE payload shaped like the recorded fixtures and deliver it. */
-  private async deliver(
-    type: number,
-    data: Json,
-    message: StoredMessage,
-    user: FakeUser,
-  ): Promise<InteractionRecord> {
+  /** Build an INTERACTION_CREATE payload shaped like the recorded fixtures. */
+  private build(type: number, data: Json, message: StoredMessage, user: FakeUser): InteractionRecord {
     const id = this.snowflake()
     const token = `fake-interaction-token-${randomBytes(12).toString('hex')}`
     const channel = this.channels.get(message.channel_id)
@@ -365,7 +391,13 @@ export class FakeDiscord {
     }
     this.resolvers.set(id, resolve)
     this.interactions.set(id, record)
-    if (this.delivery === 'gateway') this.dispatch('INTERACTION_CREATE', payload)
+    return record
+  }
+
+  /** Deliver an interaction over the gateway or as a signed HTTP request. */
+  async deliver(record: InteractionRecord): Promise<InteractionRecord> {
+    record.deliveredAt = Date.now()
+    if (this.delivery === 'gateway') this.dispatch('INTERACTION_CREATE', record.payload)
     else await this.postHttpInteraction(record)
     return record
   }
@@ -687,7 +719,9 @@ export class FakeDiscord {
       this.sockets.delete(socket)
       this.sessions.delete(socket)
     })
-    socket.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 41250 }, s: null, t: null }))
+    socket.send(
+      JSON.stringify({ op: 10, d: { heartbeat_interval: this.heartbeatIntervalMs }, s: null, t: null }),
+    )
     socket.on('message', (raw) => {
       const frame = JSON.parse(String(raw)) as { op: number; d: unknown }
       if (frame.op === 1) {
