@@ -1,0 +1,144 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { BIN, ensureBuilt } from '../cli/built.js'
+import { act, request, startBridge, type TestBridge, until } from '../server/helpers.js'
+
+let b: TestBridge
+let cwd: string
+let client: Client
+
+beforeAll(async () => {
+  await ensureBuilt()
+  b = await startBridge()
+  cwd = mkdtempSync(join(tmpdir(), 'askbridge-mcp-'))
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp'],
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ASKBRIDGE_URL: b.url, ASKBRIDGE_MCP_TIMEOUT: '20' },
+    stderr: 'pipe',
+  })
+  client = new Client({ name: 'askbridge-test', version: '1.0.0' })
+  await client.connect(transport)
+}, 120_000)
+
+afterAll(async () => {
+  await client?.close()
+  await b?.close()
+  rmSync(cwd, { recursive: true, force: true })
+})
+
+type Text = { type: 'text'; text: string }
+const textOf = (r: { content?: unknown }) =>
+  ((r.content as Text[] | undefined) ?? []).map((c) => c.text).join('\n')
+
+function cardAsking(text: string) {
+  return until(async () => {
+    const cards = (await request(b.url, 'GET', '/inbox/api/cards')).body.cards ?? []
+    return cards.find((c) => c.status === 'open' && c.questions[0]?.question === text)
+  }, `card "${text}"`)
+}
+
+test('lists ask_user_question and get_question_replies with their schemas', async () => {
+  const { tools } = await client.listTools()
+  const ask = tools.find((t) => t.name === 'ask_user_question')
+  expect(ask?.description).toContain('NOT permission')
+  const props = ask?.inputSchema.properties as Record<string, { items?: { properties?: object } }>
+  expect(Object.keys(props)).toEqual(['questions', 'timeout'])
+  expect(Object.keys(props.questions?.items?.properties ?? {})).toEqual([
+    'id',
+    'question',
+    'header',
+    'detail',
+    'options',
+    'multi_select',
+  ])
+  expect(tools.map((t) => t.name)).toContain('get_question_replies')
+})
+
+test('ask_user_question returns the answer a person gave in the inbox', async () => {
+  const calling = client.callTool({
+    name: 'ask_user_question',
+    arguments: {
+      questions: [
+        {
+          id: 'cache',
+          question: 'Use Postgres or SQLite for the cache?',
+          options: [{ label: 'Postgres' }, { label: 'SQLite', description: 'embedded' }],
+        },
+        {
+          id: 'regions',
+          question: 'Which regions?',
+          options: [{ label: 'eu' }, { label: 'us' }],
+          multi_select: true,
+        },
+      ],
+    },
+  })
+  const card = await cardAsking('Use Postgres or SQLite for the cache?')
+  expect(card.agentId).toBe('mcp')
+  await act(b.url, card.callId, { type: 'choose', questionId: 'cache', label: 'SQLite' })
+  await act(b.url, card.callId, { type: 'toggle', questionId: 'regions', label: 'eu' })
+  await act(b.url, card.callId, { type: 'submit' })
+  const result = await calling
+  expect(result.isError).toBeFalsy()
+  expect(JSON.parse(textOf(result))).toEqual({
+    answers: [
+      { id: 'cache', selected: ['SQLite'] },
+      { id: 'regions', selected: ['eu'] },
+    ],
+  })
+  expect(result.structuredContent).toMatchObject({ callId: card.callId })
+})
+
+test('a timeout gives a plain pending result; get_question_replies collects and admits the late answer', async () => {
+  const result = await client.callTool({
+    name: 'ask_user_question',
+    arguments: { questions: [{ id: 'name', question: 'What should we call the release?' }], timeout: 1 },
+  })
+  const text = textOf(result)
+  expect(text).toMatch(/^PENDING/)
+  expect(text).toContain('NOT an answer')
+  expect(text).toContain('NOT permission')
+  expect(text).toContain('get_question_replies')
+  const callId = (result.structuredContent as { callId: string }).callId
+  expect(text).toContain(callId)
+
+  const none = await client.callTool({ name: 'get_question_replies', arguments: { callId } })
+  expect(textOf(none)).toContain('No late answers yet')
+
+  const collecting = client.callTool({ name: 'get_question_replies', arguments: { callId, wait: 20 } })
+  await until(async () => {
+    const cards = (await request(b.url, 'GET', '/inbox/api/cards')).body.cards ?? []
+    return cards.find((c) => c.callId === callId && c.status === 'continued')
+  }, 'continued card')
+  await act(b.url, callId, { type: 'other', questionId: 'name', text: 'Blue Heron' })
+  const replies = await collecting
+  expect(JSON.parse(textOf(replies))).toEqual({
+    replies: [{ callId, answers: [{ id: 'name', selected: [], custom: 'Blue Heron' }] }],
+  })
+  // Admitted: the call is settled and the reply is gone.
+  const projection = await request(b.url, 'GET', '/v1/questions?agentId=mcp')
+  expect(projection.body.settled).toEqual(
+    expect.arrayContaining([{ callId, answers: [{ id: 'name', selected: [], custom: 'Blue Heron' }] }]),
+  )
+  expect((await request(b.url, 'GET', '/v1/agents/mcp/replies')).body.replies).toEqual([])
+})
+
+test('protocol errors come back as tool errors with their code', async () => {
+  const result = await client.callTool({
+    name: 'ask_user_question',
+    arguments: {
+      questions: [
+        { id: 'a', question: 'One?' },
+        { id: 'a', question: 'Two?' },
+      ],
+    },
+  })
+  expect(result.isError).toBe(true)
+  expect(textOf(result)).toMatch(/^BAD_QUESTION: /)
+})
