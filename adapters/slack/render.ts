@@ -98,7 +98,7 @@ export function cardToMessages(card: CardState, options: RenderOptions = {}): Sl
   const live = card.status === 'open' || card.status === 'continued'
   const units: Unit[] = [headUnit(card, options)]
   card.questions.forEach((q, index) => {
-    units.push(...questionUnits(card, q, index, live, options))
+    units.push(questionUnit(card, q, index, live, options))
   })
   units.push(footUnit(card, live))
   const packed = pack(units)
@@ -171,15 +171,14 @@ function headUnit(card: CardState, options: RenderOptions): Unit {
 }
 
 /** Blocks for one question: text, detail, option help, controls, and its draft or answer. */
-function questionUnits(
+function questionUnit(
   card: CardState,
   q: AskUserQuestionItem,
   index: number,
   live: boolean,
   options: RenderOptions,
-): Unit[] {
+): Unit {
   const batch = card.questions.length > 1
-  const units: Unit[] = []
   const head: Unit = []
   const intent = q.intent
 
@@ -204,26 +203,23 @@ function questionUnits(
   chunks.forEach((chunk, i) => {
     head.push(section(i === 0 ? `${prefix}${chunk}` : chunk))
   })
-  units.push(head)
 
   const detail =
     intent?.kind === 'approval' ? (pickLocale(intent.display?.detail, options.locale) ?? q.detail) : q.detail
   if (detail) {
-    // A long plan becomes many sections; each is its own unit so the packer can spread them.
-    for (const chunk of splitMrkdwn(markdownToMrkdwn(detail), SECTION)) units.push([section(chunk)])
+    for (const chunk of splitMrkdwn(markdownToMrkdwn(detail), SECTION)) head.push(section(chunk))
   }
-
-  const controls: Unit = []
   if (live) {
     const listing = optionListing(q, card.kind)
-    for (const chunk of listing) controls.push(section(chunk))
-    controls.push(...controlBlocks(card, q, index, listing.length > 0, options))
+    for (const chunk of listing) head.push(section(chunk))
+    head.push(...controlBlocks(card, q, index, listing.length > 0, options))
   }
   const draft = card.drafts[q.id]
-  if (live && draft && (batch || q.multiSelect)) controls.push(draftContext(draft))
-  if (!live) controls.push(...answerBlocks(card, q))
-  if (controls.length > 0) units.push(controls)
-  return units
+  if (live && draft && (batch || q.multiSelect)) head.push(draftContext(draft))
+  if (!live) head.push(...answerBlocks(card, q))
+  // One unit per question: kept in one message when it fits, else split block by block (a long
+  // plan), which still leaves the controls after the text they refer to.
+  return head
 }
 
 /** Whether option buttons/menus number their labels and list them in full above. */

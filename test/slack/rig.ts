@@ -61,6 +61,8 @@ export function clientText(mrkdwn: string): string {
     .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, '$1')
     .replace(/<!subteam\^([A-Z0-9]+)>/g, '@group-$1')
     .replace(/<([^|>]+)\|([^>]*)>/g, '$2')
+    .replace(/(^|[\s(“])\*([^*\n]+)\*(?=$|[\s).,:;!?”])/gm, '$1$2')
+    .replace(/(^|[\s(“])_([^_\n]+)_(?=$|[\s).,:;!?”])/gm, '$1$2')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&')
