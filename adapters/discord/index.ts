@@ -10,11 +10,11 @@ import {
   type APIInteractionResponse,
   InteractionResponseType,
   InteractionType,
-  MessageFlags,
 } from 'discord.js'
 import type { CardHost, ChatAdapter } from '../../src/answerer/adapter.js'
 import type { CardState, Destination, Person } from '../../src/card/types.js'
 import { type Logger, silentLogger } from '../../src/log.js'
+import { Acknowledger } from './ack.js'
 import { type Decoded, type ParsedInteraction, parseInteraction, toInbound } from './decode.js'
 import { readInteractionRequest } from './http.js'
 import { declineModal, otherModal } from './modal.js'
@@ -79,6 +79,14 @@ const EMPTY_CONTINUATION: DiscordMessage = {
   allowed_mentions: { parse: [] },
 }
 
+/** What the first messages of a card that could not be posted in full show. */
+const NOT_POSTED: DiscordMessage = {
+  content: '-# This question could not be posted in full; it is answerable elsewhere.',
+  embeds: [],
+  components: [],
+  allowed_mentions: { parse: [] },
+}
+
 /** Interaction tokens stay valid 15 minutes; use them a little less. */
 const TOKEN_TTL_MS = 14 * 60_000
 
@@ -134,10 +142,17 @@ export class DiscordAdapter implements ChatAdapter {
     const ref: DiscordRef = { channelId, messageIds: [] }
     if (destination.mention?.length) ref.mention = [...destination.mention]
     if (locale) ref.locale = locale
-    for (const message of cardToDiscordMessages(card, ref)) {
-      const sent = await this.transport.send(channelId, message)
-      ref.messageIds.push(sent.id)
-      this.remember(sent.id, message)
+    try {
+      for (const message of cardToDiscordMessages(card, ref)) {
+        const sent = await this.transport.send(channelId, message)
+        ref.messageIds.push(sent.id)
+        this.remember(sent.id, message)
+      }
+    } catch (error) {
+      // A card half posted must not leave live-looking buttons behind.
+      for (const id of ref.messageIds)
+        await this.transport.edit(channelId, id, NOT_POSTED).catch(() => undefined)
+      throw error
     }
     return ref
   }
@@ -238,7 +253,12 @@ export class DiscordAdapter implements ChatAdapter {
       return
     }
     const parsed = parseInteraction(payload)
-    const ack = new Acknowledger(payload, reply, this.transport, this.log, this.ackAfterMs)
+    const ack = new Acknowledger({
+      reply,
+      followUp: (content) => this.transport.followUp(payload.application_id, payload.token, content),
+      ackAfterMs: this.ackAfterMs,
+      logger: this.log,
+    })
     try {
       if (!parsed) {
         await ack.tell('askbridge does not know this control.')
@@ -296,67 +316,5 @@ export class DiscordAdapter implements ChatAdapter {
         return
       }
     }
-  }
-}
-
-/** The 3-second rule in one place: defer when slow, then reply or follow up privately. */
-class Acknowledger {
-  replied = false
-  private readonly timer: ReturnType<typeof setTimeout>
-  private deferring: Promise<void> | undefined
-
-  constructor(
-    private readonly payload: APIInteraction,
-    private readonly reply: (body: APIInteractionResponse) => Promise<void>,
-    private readonly transport: DiscordTransport,
-    private readonly log: Logger,
-    ackAfterMs: number,
-  ) {
-    this.timer = setTimeout(() => {
-      this.deferring = this.defer()
-    }, ackAfterMs)
-  }
-
-  /** Send the initial response (once). */
-  async send(body: APIInteractionResponse): Promise<void> {
-    clearTimeout(this.timer)
-    if (this.replied) throw new Error('interaction already acknowledged')
-    this.replied = true
-    try {
-      await this.reply(body)
-    } catch (error) {
-      // An expired or already-used token: the card is still edited through the channel.
-      this.log.warn('interaction response failed', { error, interaction: this.payload.id })
-    }
-  }
-
-  /** A private message to the person who acted. */
-  async tell(content: string): Promise<void> {
-    clearTimeout(this.timer)
-    await this.deferring
-    if (!this.replied) {
-      await this.send({
-        type: InteractionResponseType.ChannelMessageWithSource,
-        data: { content, flags: MessageFlags.Ephemeral, allowed_mentions: { parse: [] } },
-      })
-      return
-    }
-    try {
-      await this.transport.followUp(this.payload.application_id, this.payload.token, content)
-    } catch (error) {
-      this.log.warn('interaction follow-up failed', { error, interaction: this.payload.id })
-    }
-  }
-
-  private async defer(): Promise<void> {
-    if (this.replied) return
-    await this.send({ type: InteractionResponseType.DeferredMessageUpdate })
-  }
-
-  /** Acknowledge silently if nothing was said. */
-  async finish(): Promise<void> {
-    clearTimeout(this.timer)
-    await this.deferring
-    if (!this.replied) await this.defer()
   }
 }

@@ -330,6 +330,25 @@ describe('Discord cards that change size', () => {
   })
 })
 
+describe('Discord failures', () => {
+  it('a card that cannot be posted in full leaves no live buttons and the ask fails', async () => {
+    rig = await discordRig()
+    rig.fake.fail({ method: 'POST', path: '/messages', after: 1, count: 1 })
+    const many: AskUserQuestionItem = {
+      id: 'many',
+      question: 'Pick one',
+      options: Array.from({ length: 125 }, (_, i) => ({ label: `o${i}` })),
+    }
+    await expect(rig.service.ask({ questions: [many], wait: { callId: 'half-1' } })).rejects.toMatchObject({
+      code: 'PROVIDER_ERROR',
+    })
+    const [first] = rig.fake.channelMessages()
+    expect(rig.fake.channelMessages()).toHaveLength(1)
+    expect(first?.components).toEqual([])
+    expect(first?.content).toContain('could not be posted')
+  })
+})
+
 describe('Discord HTTP interactions (Ed25519)', () => {
   it('refuses forged signatures with 401, answers PING with PONG, and takes clicks and modals', async () => {
     rig = await discordRig({ http: true })

@@ -93,6 +93,19 @@ export interface RateLimitRule {
   retryAfter?: number
 }
 
+export interface FailureRule {
+  method?: string
+  /** Substring of the path. */
+  path?: string
+  /** Skip this many matching requests first. @default 0 */
+  after?: number
+  count: number
+  /** @default 403 (Missing Permissions) */
+  status?: number
+  code?: number
+  message?: string
+}
+
 export interface RequestLog {
   method: string
   path: string
@@ -127,6 +140,7 @@ export class FakeDiscord {
   private readonly sessions = new Set<WebSocket>()
   private readonly privateKey: KeyObject
   private readonly rules: RateLimitRule[] = []
+  private readonly failures: FailureRule[] = []
   private readonly expired = new Set<string>()
   private readonly dms = new Map<string, string>()
   private readonly channels = new Map<
@@ -197,6 +211,11 @@ export class FakeDiscord {
   /** The next `count` matching requests get 429 with `retry_after`. */
   rateLimit(rule: RateLimitRule): void {
     this.rules.push({ ...rule })
+  }
+
+  /** Fail matching requests with a Discord error (default 403 Missing Permissions, code 50013). */
+  fail(rule: FailureRule): void {
+    this.failures.push({ ...rule })
   }
 
   /** Expire interaction tokens (all so far, or one): callbacks 404, webhooks 401. */
@@ -491,6 +510,20 @@ export class FakeDiscord {
           'x-ratelimit-scope': 'user',
         },
       )
+    }
+
+    const failure = this.failures.find(
+      (f) => f.count > 0 && (!f.method || f.method === method) && (!f.path || route.includes(f.path)),
+    )
+    if (failure) {
+      if ((failure.after ?? 0) > 0) failure.after = (failure.after ?? 0) - 1
+      else {
+        failure.count--
+        return reply(failure.status ?? 403, {
+          message: failure.message ?? 'Missing Permissions',
+          code: failure.code ?? 50013,
+        })
+      }
     }
 
     // Interaction endpoints authenticate by token in the path, not the bot token.

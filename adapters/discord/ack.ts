@@ -1,0 +1,75 @@
+/**
+ * The 3-second rule in one place: an interaction gets exactly one initial response. When the work
+ * is slow it is acknowledged with DEFERRED_UPDATE_MESSAGE (no loading state; the card is edited
+ * through the channel endpoints), and anything left to say goes out as an ephemeral follow-up.
+ */
+import { type APIInteractionResponse, InteractionResponseType, MessageFlags } from 'discord.js'
+import { type Logger, silentLogger } from '../../src/log.js'
+
+export interface AcknowledgerOptions {
+  /** Sends the initial response (interaction callback, or the HTTP reply). */
+  reply: (body: APIInteractionResponse) => Promise<void>
+  /** Sends an ephemeral follow-up on the interaction token. */
+  followUp: (content: string) => Promise<void>
+  /** Acknowledge after this long without a response. Discord's limit is 3000 ms. @default 2000 */
+  ackAfterMs?: number
+  logger?: Logger
+}
+
+export class Acknowledger {
+  /** Whether the initial response was sent (or attempted). */
+  replied = false
+  private readonly timer: ReturnType<typeof setTimeout>
+  private deferring: Promise<void> | undefined
+  private readonly log: Logger
+
+  constructor(private readonly options: AcknowledgerOptions) {
+    this.log = options.logger ?? silentLogger
+    this.timer = setTimeout(() => {
+      this.deferring = this.defer()
+    }, options.ackAfterMs ?? 2000)
+  }
+
+  /** Send the initial response (once). Failures (an expired token) are logged, not thrown. */
+  async send(body: APIInteractionResponse): Promise<void> {
+    clearTimeout(this.timer)
+    if (this.replied) throw new Error('interaction already acknowledged')
+    this.replied = true
+    try {
+      await this.options.reply(body)
+    } catch (error) {
+      // An expired or already-used token: the card is still edited through the channel.
+      this.log.warn('interaction response failed', { error })
+    }
+  }
+
+  /** A private message to the person who acted: the ephemeral reply, or a follow-up after a defer. */
+  async tell(content: string): Promise<void> {
+    clearTimeout(this.timer)
+    await this.deferring
+    if (!this.replied) {
+      await this.send({
+        type: InteractionResponseType.ChannelMessageWithSource,
+        data: { content, flags: MessageFlags.Ephemeral, allowed_mentions: { parse: [] } },
+      })
+      return
+    }
+    try {
+      await this.options.followUp(content)
+    } catch (error) {
+      this.log.warn('interaction follow-up failed', { error })
+    }
+  }
+
+  private async defer(): Promise<void> {
+    if (this.replied) return
+    await this.send({ type: InteractionResponseType.DeferredMessageUpdate })
+  }
+
+  /** Acknowledge silently if nothing was said. */
+  async finish(): Promise<void> {
+    clearTimeout(this.timer)
+    await this.deferring
+    if (!this.replied) await this.defer()
+  }
+}
