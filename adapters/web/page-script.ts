@@ -162,23 +162,41 @@ function renderQuestion(card, q, single) {
   return box;
 }
 
-function renderResult(card) {
+function answerText(card, qid) {
+  var a = (card.result || []).find(function (x) { return x.id === qid; });
+  if (!a) return null;
+  var parts = a.selected.slice();
+  if (a.custom !== undefined) parts.push('“' + a.custom + '”');
+  return parts;
+}
+
+/** A finished card: each question with its answer; details fold away. */
+function renderSettled(card) {
   var wrap = h('div', { className: 'results' });
-  (card.result || []).forEach(function (a) {
-    var q = card.questions.find(function (x) { return x.id === a.id; });
-    var parts = a.selected.slice();
-    if (a.custom !== undefined) parts.push('“' + a.custom + '”');
-    var line = h('div', { className: 'result' }, h('b', { text: (q ? (q.header || q.question) : a.id) + ': ' }));
-    if (parts.length === 0) line.appendChild(h('span', { className: 'skipped', text: 'skipped' }));
-    else line.appendChild(document.createTextNode(parts.join(', ')));
-    wrap.appendChild(line);
+  card.questions.forEach(function (q) {
+    var box = h('div', { className: 'q', 'data-question': q.id });
+    if (q.header) box.appendChild(h('div', { className: 'q-header', text: q.header }));
+    box.appendChild(h('p', { className: 'q-text', text: q.question }));
+    var parts = answerText(card, q.id);
+    if (parts) {
+      var line = h('div', { className: 'result' });
+      if (parts.length === 0) line.appendChild(h('span', { className: 'skipped', text: 'skipped' }));
+      else line.appendChild(h('span', { className: 'answer', text: parts.join(', ') }));
+      box.appendChild(line);
+    }
+    if (q.detailHtml) {
+      var d = h('div', { className: 'detail' });
+      d.innerHTML = q.detailHtml; // escaped and rendered on the server
+      box.appendChild(h('details', {}, h('summary', { text: 'Details' }), d));
+    }
+    wrap.appendChild(box);
   });
   return wrap;
 }
 
 function statusText(card) {
   if (card.status === 'answered') return 'Answered' + (card.answeredBy ? ' by ' + card.answeredBy : '') + (card.answeredAt ? ' · ' + ago(card.answeredAt) : '');
-  if (card.status === 'cancelled') return 'Cancelled' + (card.closedReason ? ': ' + card.closedReason : '');
+  if (card.status === 'cancelled') return 'Cancelled' + (card.closedReason && card.closedReason !== 'cancelled' ? ': ' + card.closedReason : '');
   if (card.status === 'elsewhere') return 'Answered elsewhere';
   return '';
 }
@@ -205,10 +223,14 @@ function renderCard(card) {
   el.appendChild(head);
   var body = h('div', { className: 'card-body' });
   if (card.status === 'continued') body.appendChild(h('div', { className: 'continued-note', text: 'The agent stopped waiting and moved on. Your answer still reaches it as a late reply.' }));
-  if (card.kind === 'approval' && card.intent && card.intent.subject) body.appendChild(h('div', { className: 'subject', text: card.intent.subject }));
+  if (card.kind === 'approval' && card.intent && card.intent.subject) body.appendChild(h('div', { className: 'subject' }, 'Requested for ', h('b', { text: card.intent.subject })));
   var single = card.questions.length === 1;
-  card.questions.forEach(function (q) {
-    if (card.kind === 'questions' || !open) {
+  if (!open) {
+    body.appendChild(renderSettled(card));
+    var st = statusText(card);
+    if (st) body.appendChild(h('div', { className: 'draft-note', text: st }));
+  } else card.questions.forEach(function (q) {
+    if (card.kind === 'questions') {
       body.appendChild(renderQuestion(card, q, single));
     } else {
       // Approval and plan review show the text and detail; their actions come below.
@@ -220,11 +242,6 @@ function renderCard(card) {
     }
   });
   if (open) body.appendChild(renderActions(card, single));
-  else {
-    body.appendChild(renderResult(card));
-    var st = statusText(card);
-    if (st) body.appendChild(h('div', { className: 'draft-note', text: st }));
-  }
   var n = notices[card.callId];
   if (n) body.appendChild(h('div', { className: 'notice ' + n.kind, role: n.kind === 'bad' ? 'alert' : 'status', text: n.text }));
   el.appendChild(body);
@@ -309,7 +326,13 @@ async function load() {
 function connect() {
   var es = new EventSource('/inbox/api/events');
   es.addEventListener('open', function () { liveDot.classList.add('live'); liveDot.title = 'live'; load().catch(function () {}); });
-  es.addEventListener('card', function (e) { upsert(JSON.parse(e.data)); });
+  es.addEventListener('card', function (e) {
+    var view = JSON.parse(e.data);
+    var before = cards.get(view.callId);
+    // A card that just closed drops its stale hints ("please answer or skip").
+    if (before && live(before) && !live(view)) notices[view.callId] = undefined;
+    upsert(view);
+  });
   es.addEventListener('notice', function (e) {
     var n = JSON.parse(e.data);
     if (n.userId === myUserId() && n.callId) { notices[n.callId] = { kind: 'info', text: n.text }; renderAll(); }

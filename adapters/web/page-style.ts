@@ -39,8 +39,8 @@ h2.section { font-size: 13px; text-transform: uppercase; letter-spacing: .06em; 
 .badge.status-continued { background: var(--warn-soft); color: var(--warn); }
 .countdown { font-variant-numeric: tabular-nums; font-weight: 600; color: var(--warn); }
 .card-body { padding: 14px 16px 16px; }
-.q { padding: 10px 0 14px; border-bottom: 1px dashed var(--line); }
-.q:last-of-type { border-bottom: 0; }
+.q { padding: 10px 0 12px; }
+.q + .q { border-top: 1px dashed var(--line); }
 .q-header { font-size: 12px; font-weight: 700; text-transform: uppercase; letter-spacing: .05em; color: var(--accent); margin-bottom: 2px; }
 .q-text { font-size: 16px; font-weight: 600; margin: 0 0 6px; white-space: pre-wrap; word-break: break-word; }
 .detail { color: var(--text); font-size: 14px; background: var(--bg); border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; margin: 6px 0 10px; max-height: 420px; overflow: auto; word-break: break-word; }
@@ -75,11 +75,15 @@ textarea { width: 100%; min-height: 70px; resize: vertical; }
 .notice { margin: 10px 0 0; padding: 8px 12px; border-radius: 8px; font-size: 14px; }
 .notice.bad { background: var(--bad-soft); color: var(--bad); }
 .notice.info { background: var(--accent-soft); color: var(--accent); }
-.result { margin: 4px 0; font-size: 14px; }
-.result b { font-weight: 600; }
+.result { margin: 2px 0 4px; font-size: 15px; }
+.result .answer { display: inline-block; padding: 2px 10px; border-radius: 6px; background: var(--ok-soft); color: var(--ok); font-weight: 600; }
+.card.settled .q-text { font-size: 14px; margin-bottom: 4px; }
+.card.settled .card-body { padding-top: 6px; }
+details summary { cursor: pointer; color: var(--muted); font-size: 13px; margin-top: 4px; }
 .result .skipped { color: var(--muted); font-style: italic; }
 .continued-note { font-size: 13px; background: var(--warn-soft); color: var(--warn); padding: 6px 10px; border-radius: 8px; margin-bottom: 8px; }
-.subject { font-weight: 600; }
+.subject { font-size: 13px; color: var(--muted); margin-bottom: 2px; }
+.subject b { color: var(--text); }
 .quorum { font-size: 13px; color: var(--muted); }
 .decline-box { margin-top: 10px; }
 `

@@ -1,0 +1,198 @@
+import { mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Browser, chromium, type Page } from 'playwright-core'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { request, startBridge, type TestBridge, until } from '../server/helpers.js'
+
+// Screenshots for a human to look at; outside the repository.
+const SHOTS = join(tmpdir(), 'askbridge-inbox-screenshots')
+
+let b: TestBridge
+let browser: Browser
+let page: Page
+
+beforeAll(async () => {
+  b = await startBridge()
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+    ],
+  })
+  page = await browser.newPage({ viewport: { width: 1100, height: 1400 } })
+  page.on('pageerror', (e) => {
+    throw e
+  })
+  await page.goto(`${b.url}/inbox`)
+  await page.fill('#me', 'Ada Lovelace')
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await b?.close()
+})
+
+const card = (callId: string) => page.locator(`article[data-call-id="${callId}"]`)
+
+test('answers a batch (single, multi, Other, skip) and the waiting POST /v1/ask gets it', async () => {
+  const asking = request(b.url, 'POST', '/v1/ask', {
+    callId: 'batch-1',
+    agentId: 'build-bot',
+    questions: [
+      {
+        id: 'cache',
+        header: 'Storage',
+        question: 'Use Postgres or SQLite for the cache?',
+        detail:
+          'We need **fast** reads.\n\n- Postgres: shared\n- SQLite: `embedded`\n\n<script>alert(1)</script><img src=x onerror=alert(2)>',
+        options: [
+          { label: 'Postgres', description: 'one more server' },
+          { label: 'SQLite', description: 'a file' },
+        ],
+      },
+      {
+        id: 'regions',
+        question: 'Which regions?',
+        multiSelect: true,
+        options: [{ label: 'eu' }, { label: 'us' }, { label: 'ap' }],
+      },
+      { id: 'name', question: 'Codename for the release?' },
+      { id: 'owner', question: 'Who owns the rollout?', options: [{ label: 'Team A' }, { label: 'Team B' }] },
+    ],
+  })
+  const c = card('batch-1')
+  await c.waitFor()
+  // Agent text is escaped: no injected elements, the markup shows as text.
+  expect(await c.locator('.detail script, .detail img').count()).toBe(0)
+  expect(await c.locator('.detail').first().innerText()).toContain('<script>alert(1)</script>')
+  expect(await c.locator('.detail strong').first().innerText()).toBe('fast')
+
+  await c.locator('[data-question="cache"] button[data-option="SQLite"]').click()
+  await until(
+    async () => (await c.locator('[data-question="cache"] button.chosen').count()) === 1,
+    'cache chosen',
+  )
+  await c.locator('[data-question="regions"] button[data-option="eu"]').click()
+  await until(async () => (await c.locator('[data-question="regions"] button.chosen').count()) === 1, 'eu')
+  await c.locator('[data-question="regions"] button[data-option="ap"]').click()
+  await until(async () => (await c.locator('[data-question="regions"] button.chosen').count()) === 2, 'ap')
+  await c.locator('[data-question="name"] input').fill('Blue Heron')
+  await c.locator('[data-question="name"] button[data-send="name"]').click()
+  await until(async () =>
+    (await c.locator('[data-question="name"] .draft-note').innerText()).includes('Blue Heron'),
+  )
+  await c.locator('[data-question="owner"] button[data-skip="owner"]').click()
+  await until(async () =>
+    (await c.locator('[data-question="owner"] .draft-note').innerText()).includes('Skipped'),
+  )
+  await page.screenshot({ path: join(SHOTS, 'inbox-batch.png'), fullPage: true })
+
+  await c.locator('button[data-act="submit"]').click()
+  const res = await asking
+  expect(res.body).toEqual({
+    callId: 'batch-1',
+    answers: [
+      { id: 'cache', selected: ['SQLite'] },
+      { id: 'regions', selected: ['eu', 'ap'] },
+      { id: 'name', selected: [], custom: 'Blue Heron' },
+      { id: 'owner', selected: [] },
+    ],
+  })
+  await until(async () => (await c.getAttribute('data-status')) === 'answered', 'settled card')
+  expect(await c.innerText()).toContain('Answered by Ada Lovelace')
+})
+
+test('an approval answered in the page reaches the waiting ask; a plan review and a timed card show too', async () => {
+  const approval = request(b.url, 'POST', '/v1/ask', {
+    callId: 'deploy-1',
+    agentId: 'deploy-bot',
+    questions: [
+      {
+        id: 'deploy',
+        question: 'Deploy 4f2c1 to production?',
+        detail:
+          'Fixes the **login** bug. See [the PR](https://example.com/pr/1) and [bad](javascript:alert(1)).',
+        options: [{ label: 'Approve' }, { label: 'Reject' }],
+        intent: { kind: 'approval', approve: 'Approve', reject: 'Reject', subject: { name: 'deploy-bot' } },
+      },
+    ],
+  })
+  const plan = request(b.url, 'POST', '/v1/ask', {
+    callId: 'plan-1',
+    questions: [
+      {
+        id: 'plan',
+        question: 'Approve the migration plan?',
+        detail:
+          '# Plan\n\n1. Add the index\n2. Backfill\n3. Switch reads\n\n```sql\nCREATE INDEX i ON t(x);\n```',
+        options: [{ label: 'Approve' }, { label: 'Request changes' }],
+        intent: { kind: 'plan-review', approve: 'Approve' },
+      },
+    ],
+  })
+  const timed = request(b.url, 'POST', '/v1/ask', {
+    callId: 'timed-1',
+    timeoutMs: 120_000,
+    questions: [{ id: 'go', question: 'Ship on Friday?', options: [{ label: 'Yes' }, { label: 'No' }] }],
+  })
+  await card('deploy-1').waitFor()
+  await card('plan-1').waitFor()
+  await card('timed-1').waitFor()
+  const links = card('deploy-1').locator('.detail a')
+  expect(await links.count()).toBe(1)
+  expect(await links.getAttribute('href')).toBe('https://example.com/pr/1')
+  expect(await card('plan-1').locator('.detail ol li').count()).toBe(3)
+  expect(await card('timed-1').locator('[data-deadline]').innerText()).toMatch(/left$/)
+
+  // Take my time on the timed card: the page shows the hold.
+  await card('timed-1').locator('button[data-hold]').click()
+  await until(async () => (await card('timed-1').innerText()).includes('held by Ada Lovelace'), 'held')
+  await page.screenshot({ path: join(SHOTS, 'inbox-approval.png'), fullPage: true })
+
+  await card('deploy-1').locator('button[data-act="approve"]').click()
+  expect((await approval).body).toEqual({
+    callId: 'deploy-1',
+    answers: [{ id: 'deploy', selected: ['Approve'] }],
+  })
+
+  await card('plan-1').locator('textarea').fill('Add a rollback step')
+  await card('plan-1').locator('button[data-act="decline"]').click()
+  expect((await plan).body.answers).toEqual([{ id: 'plan', selected: [], custom: 'Add a rollback step' }])
+
+  await card('timed-1').locator('button[data-option="No"]').click()
+  expect((await timed).body.answers).toEqual([{ id: 'go', selected: ['No'] }])
+  await until(async () => (await card('timed-1').getAttribute('data-status')) === 'answered')
+})
+
+test('a refusal is shown on the card; a card answered elsewhere updates live', async () => {
+  const asking = request(b.url, 'POST', '/v1/ask', {
+    callId: 'two-1',
+    questions: [
+      { id: 'a', question: 'First?', options: [{ label: 'x' }, { label: 'y' }] },
+      { id: 'b', question: 'Second?', options: [{ label: 'x' }, { label: 'y' }] },
+    ],
+  })
+  const c = card('two-1')
+  await c.waitFor()
+  await c.locator('button[data-act="submit"]').click()
+  await until(async () => (await c.locator('.notice.bad').count()) === 1, 'refusal shown')
+  expect(await c.locator('.notice.bad').innerText()).toMatch(/answer or skip/i)
+  // Someone else answers through the API; the page follows over SSE.
+  await request(b.url, 'POST', '/inbox/api/cards/two-1/actions', {
+    action: { type: 'choose', questionId: 'a', label: 'y' },
+    person: { name: 'Bob' },
+  })
+  await until(async () => (await c.locator('[data-question="a"] .draft-note').count()) === 1, 'live draft')
+  expect(await c.locator('[data-question="a"] .draft-note').innerText()).toContain('by Bob')
+  await request(b.url, 'DELETE', '/v1/questions/two-1')
+  expect((await asking).status).toBe(410)
+  await until(async () => (await c.getAttribute('data-status')) === 'cancelled', 'cancelled live')
+  await page.screenshot({ path: join(SHOTS, 'inbox-settled.png'), fullPage: true })
+})
+
+mkdirSync(SHOTS, { recursive: true })
