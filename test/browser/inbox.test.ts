@@ -69,8 +69,8 @@ test('answers a batch (single, multi, Other, skip) and the waiting POST /v1/ask 
   await c.waitFor()
   // Agent text is escaped: no injected elements, the markup shows as text.
   expect(await c.locator('.detail script, .detail img').count()).toBe(0)
-  expect(await c.locator('.detail').first().innerText()).toContain('<script>alert(1)</script>')
-  expect(await c.locator('.detail strong').first().innerText()).toBe('fast')
+  expect(await c.locator('.detail').first().textContent()).toContain('<script>alert(1)</script>')
+  expect(await c.locator('.detail strong').first().textContent()).toBe('fast')
 
   await c.locator('[data-question="cache"] button[data-option="SQLite"]').click()
   await until(
@@ -84,11 +84,11 @@ test('answers a batch (single, multi, Other, skip) and the waiting POST /v1/ask 
   await c.locator('[data-question="name"] input').fill('Blue Heron')
   await c.locator('[data-question="name"] button[data-send="name"]').click()
   await until(async () =>
-    (await c.locator('[data-question="name"] .draft-note').innerText()).includes('Blue Heron'),
+    ((await c.locator('[data-question="name"] .draft-note').textContent()) ?? '').includes('Blue Heron'),
   )
   await c.locator('[data-question="owner"] button[data-skip="owner"]').click()
   await until(async () =>
-    (await c.locator('[data-question="owner"] .draft-note').innerText()).includes('Skipped'),
+    ((await c.locator('[data-question="owner"] .draft-note').textContent()) ?? '').includes('Skipped'),
   )
   await page.screenshot({ path: join(SHOTS, 'inbox-batch.png'), fullPage: true })
 
@@ -104,7 +104,7 @@ test('answers a batch (single, multi, Other, skip) and the waiting POST /v1/ask 
     ],
   })
   await until(async () => (await c.getAttribute('data-status')) === 'answered', 'settled card')
-  expect(await c.innerText()).toContain('Answered by Ada Lovelace')
+  expect((await c.textContent()) ?? '').toContain('Answered by Ada Lovelace')
 })
 
 test('an approval answered in the page reaches the waiting ask; a plan review and a timed card show too', async () => {
@@ -147,11 +147,14 @@ test('an approval answered in the page reaches the waiting ask; a plan review an
   expect(await links.count()).toBe(1)
   expect(await links.getAttribute('href')).toBe('https://example.com/pr/1')
   expect(await card('plan-1').locator('.detail ol li').count()).toBe(3)
-  expect(await card('timed-1').locator('[data-deadline]').innerText()).toMatch(/left$/)
+  expect(await card('timed-1').locator('[data-deadline]').textContent()).toMatch(/left$/)
 
   // Take my time on the timed card: the page shows the hold.
   await card('timed-1').locator('button[data-hold]').click()
-  await until(async () => (await card('timed-1').innerText()).includes('held by Ada Lovelace'), 'held')
+  await until(
+    async () => ((await card('timed-1').textContent()) ?? '').includes('held by Ada Lovelace'),
+    'held',
+  )
   await page.screenshot({ path: join(SHOTS, 'inbox-approval.png'), fullPage: true })
 
   await card('deploy-1').locator('button[data-act="approve"]').click()
@@ -181,14 +184,14 @@ test('a refusal is shown on the card; a card answered elsewhere updates live', a
   await c.waitFor()
   await c.locator('button[data-act="submit"]').click()
   await until(async () => (await c.locator('.notice.bad').count()) === 1, 'refusal shown')
-  expect(await c.locator('.notice.bad').innerText()).toMatch(/answer or skip/i)
+  expect((await c.locator('.notice.bad').textContent()) ?? '').toMatch(/answer or skip/i)
   // Someone else answers through the API; the page follows over SSE.
   await request(b.url, 'POST', '/inbox/api/cards/two-1/actions', {
     action: { type: 'choose', questionId: 'a', label: 'y' },
     person: { name: 'Bob' },
   })
   await until(async () => (await c.locator('[data-question="a"] .draft-note').count()) === 1, 'live draft')
-  expect(await c.locator('[data-question="a"] .draft-note').innerText()).toContain('by Bob')
+  expect((await c.locator('[data-question="a"] .draft-note').textContent()) ?? '').toContain('by Bob')
   await request(b.url, 'DELETE', '/v1/questions/two-1')
   expect((await asking).status).toBe(410)
   await until(async () => (await c.getAttribute('data-status')) === 'cancelled', 'cancelled live')

@@ -33,8 +33,7 @@ afterAll(async () => {
 })
 
 type Text = { type: 'text'; text: string }
-const textOf = (r: { content?: unknown }) =>
-  ((r.content as Text[] | undefined) ?? []).map((c) => c.text).join('\n')
+const textOf = (r: unknown) => ((r as { content?: Text[] }).content ?? []).map((c) => c.text).join('\n')
 
 function cardAsking(text: string) {
   return until(async () => {
