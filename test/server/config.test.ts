@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { ConfigError, loadConfig, parseConfig, secretsOf } from '../../src/config/index.js'
+
+describe('configuration', () => {
+  test('embedded defaults need nothing', () => {
+    const c = parseConfig({})
+    expect(c).toMatchObject({
+      ASKBRIDGE_HOST: '127.0.0.1',
+      ASKBRIDGE_PORT: 8787,
+      ASKBRIDGE_DB: './askbridge.db',
+      ASKBRIDGE_URL: 'http://127.0.0.1:8787',
+      ASKBRIDGE_MCP_TIMEOUT: 50,
+    })
+    expect(c.ASKBRIDGE_API_TOKEN).toBeUndefined()
+    expect(c.SLACK_BOT_TOKEN).toBeUndefined()
+  })
+
+  test('every problem is named in one message, values never echoed', () => {
+    let error: unknown
+    try {
+      parseConfig({
+        ASKBRIDGE_PORT: '99999',
+        ASKBRIDGE_URL: 'ftp://x',
+        SLACK_BOT_TOKEN: 'xoxp-user-token-value',
+        SLACK_CHANNEL: 'C1',
+        DISCORD_PUBLIC_KEY: 'zz',
+        ASKBRIDGE_HOST: '10.0.0.5',
+      })
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    const message = (error as ConfigError).message
+    for (const key of [
+      'ASKBRIDGE_PORT',
+      'ASKBRIDGE_URL',
+      'SLACK_BOT_TOKEN',
+      'SLACK_APP_TOKEN or SLACK_SIGNING_SECRET',
+      'DISCORD_PUBLIC_KEY',
+      'ASKBRIDGE_API_TOKEN',
+    ]) {
+      expect(message).toContain(key)
+    }
+    expect(message).not.toContain('xoxp-user-token-value')
+    expect((error as ConfigError).problems.length).toBeGreaterThanOrEqual(6)
+  })
+
+  test('Slack and Discord settings without their bot token are named', () => {
+    expect(() => parseConfig({ SLACK_CHANNEL: 'C1', DISCORD_CHANNEL_ID: '110000000000000003' })).toThrow(
+      /SLACK_CHANNEL is set but SLACK_BOT_TOKEN is not[\s\S]*DISCORD_CHANNEL_ID is set but DISCORD_BOT_TOKEN is not/,
+    )
+    const ok = parseConfig({
+      SLACK_BOT_TOKEN: 'xoxb-test-token',
+      SLACK_APP_TOKEN: 'xapp-test-token',
+      SLACK_CHANNEL: 'C0123',
+      DISCORD_BOT_TOKEN: 'discord-test-token',
+      DISCORD_CHANNEL_ID: '110000000000000003',
+    })
+    expect(secretsOf(ok)).toEqual(['xoxb-test-token', 'xapp-test-token', 'discord-test-token'])
+  })
+
+  test('.env fills in what the environment lacks; the environment wins', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'askbridge-env-'))
+    try {
+      const file = join(dir, '.env')
+      writeFileSync(file, '# comment\nASKBRIDGE_PORT=9999\nASKBRIDGE_DB=sqlite:/tmp/from-file.db\n')
+      const c = loadConfig({ env: { ASKBRIDGE_PORT: '7000' }, envFile: file })
+      expect(c.ASKBRIDGE_PORT).toBe(7000)
+      expect(c.ASKBRIDGE_DB).toBe('sqlite:/tmp/from-file.db')
+      expect(loadConfig({ env: {}, envFile: join(dir, 'missing.env') }).ASKBRIDGE_PORT).toBe(8787)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,82 @@
+import { describe, expect, test } from 'vitest'
+import { markdownToHtml } from '../../adapters/web/markdown.js'
+import { INBOX_CSP, inboxPage } from '../../adapters/web/page.js'
+import { cardToWebView } from '../../adapters/web/view.js'
+import { newCard } from '../../src/card/apply.js'
+
+describe('markdownToHtml', () => {
+  test('escapes HTML before anything else', () => {
+    const html = markdownToHtml('<script>alert(1)</script> <img src=x onerror=alert(1)> "quotes" & \'apos\'')
+    expect(html).toBe(
+      '<p>&lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(1)&gt; &quot;quotes&quot; &amp; &#39;apos&#39;</p>',
+    )
+  })
+
+  test('headings, emphasis, code, lists, quotes, rules', () => {
+    const html = markdownToHtml(
+      '# Title\n\nSome **bold**, *italic*, _also_, ~~gone~~ and `a<b>`.\n\n- one\n- two\n\n1. first\n2. second\n\n> quoted\n\n---\n\n```ts\nconst x = 1 < 2\n```',
+    )
+    expect(html).toContain('<h3>Title</h3>')
+    expect(html).toContain('<strong>bold</strong>')
+    expect(html).toContain('<em>italic</em>')
+    expect(html).toContain('<em>also</em>')
+    expect(html).toContain('<del>gone</del>')
+    expect(html).toContain('<code>a&lt;b&gt;</code>')
+    expect(html).toContain('<ul><li>one</li><li>two</li></ul>')
+    expect(html).toContain('<ol><li>first</li><li>second</li></ol>')
+    expect(html).toContain('<blockquote>quoted</blockquote>')
+    expect(html).toContain('<hr>')
+    expect(html).toContain('<pre><code class="language-ts">const x = 1 &lt; 2</code></pre>')
+  })
+
+  test('links only with http(s) URLs, never closing the attribute', () => {
+    expect(markdownToHtml('[ok](https://example.com/a?b=1&c=2)')).toBe(
+      '<p><a href="https://example.com/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer nofollow">ok</a></p>',
+    )
+    expect(markdownToHtml('[x](javascript:alert(1))')).toBe('<p>[x](javascript:alert(1))</p>')
+    expect(markdownToHtml('[x](https://e.com/"onmouseover="alert(1))')).not.toMatch(
+      /href="[^"]*"\s*onmouseover/,
+    )
+    expect(markdownToHtml('[x](data:text/html,hi)')).not.toContain('<a ')
+  })
+
+  test('snake_case and code spans are left alone', () => {
+    expect(markdownToHtml('use snake_case_name here')).toBe('<p>use snake_case_name here</p>')
+    expect(markdownToHtml('`**not bold**`')).toBe('<p><code>**not bold**</code></p>')
+  })
+})
+
+describe('cardToWebView', () => {
+  test('renders detail as safe HTML and keeps labels as plain data', () => {
+    const card = newCard({
+      callId: 'c1',
+      agentId: 'a',
+      now: 1,
+      questions: [
+        {
+          id: 'deploy',
+          question: 'Deploy?',
+          detail: 'Ship <b>now</b>',
+          options: [{ label: '<Approve>' }, { label: 'Reject' }],
+          intent: { kind: 'approval', approve: '<Approve>', reject: 'Reject', subject: { name: 'bot' } },
+        },
+      ],
+    })
+    const view = cardToWebView(card, 3)
+    expect(view.kind).toBe('approval')
+    expect(view.questions[0]?.detailHtml).toBe('<p>Ship &lt;b&gt;now&lt;/b&gt;</p>')
+    expect(view.questions[0]?.options[0]?.label).toBe('<Approve>')
+    expect(view.intent).toEqual({ approve: '<Approve>', reject: 'Reject', subject: 'bot' })
+    expect(view.version).toBe(3)
+  })
+})
+
+describe('inbox page', () => {
+  test('self-contained: no external assets, a CSP pinning its own script', () => {
+    const html = inboxPage()
+    expect(html).not.toMatch(/(src|href)="https?:/)
+    expect(html).not.toContain('${')
+    expect(INBOX_CSP).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/)
+    expect(INBOX_CSP).toContain("default-src 'none'")
+  })
+})
