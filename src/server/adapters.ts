@@ -26,16 +26,6 @@ export interface BuiltAdapters {
   webhooks: WebhookMount[]
 }
 
-interface SlackModule {
-  SlackAdapter: new (options: {
-    token: string
-    appToken?: string
-    signingSecret?: string
-    apiUrl?: string
-    logger?: Logger
-  }) => WithHttp
-}
-
 /** Build the web inbox and every adapter whose credentials are configured. */
 export async function buildAdapters(
   config: Config,
@@ -50,20 +40,8 @@ export async function buildAdapters(
   const webhooks: WebhookMount[] = []
 
   if (config.SLACK_BOT_TOKEN) {
-    // Loaded by path so the build does not depend on the Slack adapter's presence.
-    const path = '../../adapters/slack/index.js'
-    let mod: SlackModule
-    try {
-      mod = (await import(path)) as SlackModule
-    } catch (error) {
-      throw new Error(
-        `SLACK_BOT_TOKEN is set but the Slack adapter could not be loaded (${(error as Error).message})`,
-      )
-    }
-    if (typeof mod.SlackAdapter !== 'function') {
-      throw new Error('SLACK_BOT_TOKEN is set but adapters/slack exports no SlackAdapter')
-    }
-    const slack = new mod.SlackAdapter({
+    const { SlackAdapter } = await import('../../adapters/slack/index.js')
+    const slack: WithHttp = new SlackAdapter({
       token: config.SLACK_BOT_TOKEN,
       ...(config.SLACK_APP_TOKEN ? { appToken: config.SLACK_APP_TOKEN } : {}),
       ...(config.SLACK_SIGNING_SECRET ? { signingSecret: config.SLACK_SIGNING_SECRET } : {}),
