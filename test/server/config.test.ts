@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { ConfigError, loadConfig, parseConfig, secretsOf } from '../../src/config/index.js'
+import { ConfigError, envSchema, loadConfig, parseConfig, secretsOf } from '../../src/config/index.js'
 
 describe('configuration', () => {
   test('embedded defaults need nothing', () => {
@@ -74,5 +74,18 @@ describe('configuration', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+
+  test('.env.example is valid as a .env and lists every variable', () => {
+    const example = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8')
+    const dir = mkdtempSync(join(tmpdir(), 'askbridge-env-'))
+    try {
+      writeFileSync(join(dir, '.env'), example)
+      expect(loadConfig({ env: {}, envFile: join(dir, '.env') }).ASKBRIDGE_PORT).toBe(8787)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+    for (const key of Object.keys(envSchema.shape))
+      expect(example, key).toMatch(new RegExp(`^#? ?${key}=`, 'm'))
   })
 })
