@@ -5,7 +5,11 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { SlackAdapter, type SlackAdapterOptions } from '../../adapters/slack/index.js'
+import { ChatAnswerer } from '../../src/answerer/chat.js'
 import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
+import type { RoutePlan, Router } from '../../src/routing/types.js'
+import { UserQuestionService } from '../../src/service/service.js'
+import { openStore } from '../../src/store/index.js'
 import type { ContractHarness, PersonSpec } from '../contract/adapter-contract.js'
 import {
   type FakeSlack,
@@ -256,4 +260,41 @@ function buttonLabel(rig: SlackRig, callId: string, ref: ComponentRef): string |
   const found = rig.element(callId, (r) => r.verb === ref.verb && r.q === ref.q && r.o === ref.o)
   const text = (found?.element.text as { text?: string } | undefined)?.text
   return text?.replace(/^\d+\.\s/, '')
+}
+
+/** The real service and chat answerer on a SQLite store, posting through the rig's adapter. */
+export interface Bridge {
+  service: UserQuestionService
+  chat: ChatAnswerer
+  agent(): ReturnType<UserQuestionService['agents']['ensure']>
+  close(): Promise<void>
+}
+
+export async function startBridge(rig: SlackRig, plan: Partial<RoutePlan> = {}): Promise<Bridge> {
+  const service = new UserQuestionService({ store: openStore('memory') })
+  const router: Router = {
+    resolve: () => ({
+      name: 'slack-test',
+      destinations: [{ platform: 'slack', channel: 'C0QUESTIONS' }],
+      quorum: 1,
+      excludeRequester: false,
+      escalation: [],
+      ...plan,
+    }),
+  }
+  const chat = new ChatAnswerer({ service, adapters: [rig.adapter], router, escalationIntervalMs: 0 })
+  service.use(chat.answerer)
+  await chat.start()
+  await rig.connected()
+  return {
+    service,
+    chat,
+    agent: () => service.agents.ensure('agent-1'),
+    async close() {
+      await service.close()
+      await chat.stop()
+      await rig.close()
+      await service.store.close()
+    },
+  }
 }
