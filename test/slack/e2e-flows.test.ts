@@ -94,7 +94,7 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
     await until(() => rig.text('multi').includes('and mars'), 'custom shown')
     // The ticks survive the update (initial_options), so Slack shows the shared draft.
     const boxes = rig.element('multi', (r) => r.verb === 'set')?.element
-    expect((boxes?.initial_options as { value: string }[]).map((o) => o.value)).toEqual(['0', '2'])
+    expect(((boxes?.initial_options ?? []) as { value: string }[]).map((o) => o.value)).toEqual(['0', '2'])
     await press('multi', 'bob', 'submit')
     expect(await asking).toEqual({ answers: [{ id: 'regions', selected: ['eu', 'ap'], custom: 'and mars' }] })
   })
