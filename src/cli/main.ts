@@ -109,12 +109,6 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
     // Registered secrets are cut from every line too, whatever their shape.
     stream: { write: (line: string) => io.stderr(scrub(line, secrets)) },
   })
-  if (config.ASKBRIDGE_ROUTES) {
-    io.stderr(
-      'askbridge: ASKBRIDGE_ROUTES is set, but this build cannot load routes files yet; unset it to use the default route\n',
-    )
-    return 1
-  }
   const { serve } = await import('../server/serve.js')
   const onUnhandled = (error: unknown) => log.error('unhandled rejection', { error })
   process.on('unhandledRejection', onUnhandled)
@@ -123,6 +117,11 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
     bridge = await serve({ config, logger: log })
   } catch (error) {
     const e = error as NodeJS.ErrnoException
+    if (e.name === 'RoutesError') {
+      io.stderr(`askbridge: ASKBRIDGE_ROUTES: ${e.message}\n`)
+      process.off('unhandledRejection', onUnhandled)
+      return 1
+    }
     const why =
       e.code === 'EADDRINUSE'
         ? `port ${config.ASKBRIDGE_PORT} on ${config.ASKBRIDGE_HOST} is in use (ASKBRIDGE_PORT)`

@@ -2,6 +2,7 @@ import type { ChatAdapter } from '../answerer/adapter.js'
 import { ChatAnswerer } from '../answerer/chat.js'
 import type { Config } from '../config/env.js'
 import { type Logger, silentLogger } from '../log.js'
+import { loadRoutes, type RoutesFile, routesRouter } from '../routing/routes.js'
 import type { Router as RoutesRouter } from '../routing/types.js'
 import { UserQuestionService } from '../service/service.js'
 import { openStore } from '../store/index.js'
@@ -22,9 +23,11 @@ export interface ServeOptions {
   /** How often escalation timers are checked. @default 15000 */
   escalationIntervalMs?: number
   /**
-   * The routes file as a router; built from ASKBRIDGE_ROUTES by the caller when set.
-   * Absent: every question goes to the default destinations.
+   * The routes (destinations, responders, quorum, escalation). Default: the file named by
+   * ASKBRIDGE_ROUTES; neither: every question goes to the default destinations.
    */
+  routes?: RoutesFile
+  /** A ready-made router; wins over `routes`. */
   router?: RoutesRouter
 }
 
@@ -53,6 +56,8 @@ export interface BridgeHandle {
 export async function serve(options: ServeOptions): Promise<BridgeHandle> {
   const { config } = options
   const log = options.logger ?? silentLogger
+  // A bad routes file stops the start before anything is opened (RoutesError names every problem).
+  const routes = options.routes ?? (config.ASKBRIDGE_ROUTES ? loadRoutes(config.ASKBRIDGE_ROUTES) : undefined)
   const raw = openStore(config.ASKBRIDGE_DB)
   const { store, freeze } = freezableStore(raw)
   const service = new UserQuestionService({ store })
@@ -64,12 +69,24 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
     const recovered = await service.recover()
     if (recovered.length > 0) log.info('restored continued questions', { count: recovered.length })
     built = await buildAdapters(config, store, log, options.heartbeatMs)
+    const platforms = new Set(built.adapters.map((a) => a.platform))
+    for (const route of routes?.routes ?? []) {
+      for (const d of route.destinations) {
+        if (!platforms.has(d.platform)) {
+          log.warn('a route names a platform that is not configured; those copies are skipped', {
+            route: route.name,
+            platform: d.platform,
+          })
+        }
+      }
+    }
+    const router = options.router ?? (routes ? routesRouter(routes, built.destinations, log) : undefined)
     chat = new ChatAnswerer({
       service,
       adapters: built.adapters,
       destinations: built.destinations,
       logger: log,
-      ...(options.router ? { router: options.router } : {}),
+      ...(router ? { router } : {}),
       ...(options.escalationIntervalMs === undefined
         ? {}
         : { escalationIntervalMs: options.escalationIntervalMs }),
