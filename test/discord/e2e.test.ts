@@ -330,6 +330,58 @@ describe('Discord cards that change size', () => {
   })
 })
 
+describe('Discord reconnects and restarts', () => {
+  it('resumes after the gateway drops and keeps taking clicks', async () => {
+    rig = await discordRig()
+    const answer = rig.service.ask({ questions: [colour], wait: { callId: 'resume-1' } })
+    await until(() => rig?.component('resume-1', { verb: 'choose', q: 0, o: 0 }), 'card posted')
+    rig.fake.disconnectAll()
+    await until(() => rig && rig.fake.resumes > 0 && rig.fake.liveSessions > 0, 'resumed')
+    const record = await rig.press('resume-1', { verb: 'choose', q: 0, o: 0 })
+    expect(record.response).toEqual({ type: 6 })
+    await expect(answer).resolves.toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
+  })
+
+  it('a card posted before a restart still works with a new adapter (late reply)', async () => {
+    rig = await discordRig()
+    const current = rig
+    const agent = current.service.agents.ensure('agent-1')
+    await expect(current.service.askTimed({ questions: [colour], agent }, 'restart-1', 200)).resolves.toEqual(
+      {
+        pending: true,
+        callId: 'restart-1',
+      },
+    )
+    await until(async () => /Continued/.test(await current.text('restart-1')), 'continued shown')
+    await current.chat.stop()
+    const { DiscordAdapter } = await import('../../adapters/discord/index.js')
+    const { ChatAnswerer } = await import('../../src/answerer/chat.js')
+    const adapter = new DiscordAdapter({ token: current.fake.token, apiUrl: current.fake.apiUrl })
+    const chat = new ChatAnswerer({
+      service: current.service,
+      adapters: [adapter],
+      destinations: [current.destination],
+      escalationIntervalMs: 0,
+    })
+    await chat.start()
+    try {
+      const found = await current.component('restart-1', { verb: 'choose', q: 0, o: 1 })
+      if (!found) throw new Error('card lost its buttons')
+      await current.waitResponded(await current.fake.click(found.message.id, found.customId, bob))
+      const replies = await until(async () => {
+        const r = await current.service.replies('agent-1')
+        return r.length ? r : undefined
+      }, 'late reply')
+      expect(replies[0]?.reply.payload).toMatchObject({ answers: [{ id: 'colour', selected: ['Blue'] }] })
+      // The new adapter edited the message the old one posted.
+      await until(async () => !(await current.hasLiveComponents('restart-1')), 'old message updated')
+      expect(current.fake.channelMessages()).toHaveLength(1)
+    } finally {
+      await chat.stop()
+    }
+  })
+})
+
 describe('Discord failures', () => {
   it('a card that cannot be posted in full leaves no live buttons and the ask fails', async () => {
     rig = await discordRig()

@@ -133,11 +133,13 @@ export class FakeDiscord {
   readonly identifies: Json[] = []
   rateLimited = 0
   heartbeats = 0
+  resumes = 0
 
   private readonly http: Server
   private readonly wss: WebSocketServer
   private readonly sockets = new Set<WebSocket>()
   private readonly sessions = new Set<WebSocket>()
+  private readonly sessionIds = new Set<string>()
   private readonly privateKey: KeyObject
   private readonly rules: RateLimitRule[] = []
   private readonly failures: FailureRule[] = []
@@ -761,8 +763,35 @@ export class FakeDiscord {
         this.heartbeats++
         socket.send(JSON.stringify({ op: 11, d: null, s: null, t: null }))
       } else if (frame.op === 2) this.identify(socket, frame.d as Json)
-      else if (frame.op === 6) socket.send(JSON.stringify({ op: 9, d: false, s: null, t: null }))
+      else if (frame.op === 6) this.resume(socket, frame.d as Json)
     })
+  }
+
+  private newSession(): string {
+    const id = randomBytes(16).toString('hex')
+    this.sessionIds.add(id)
+    return id
+  }
+
+  /** RESUME of a known session: RESUMED (nothing was missed; dispatches only go to live sockets). */
+  private resume(socket: WebSocket, d: Json) {
+    this.resumes++
+    if (d.token !== this.token || !this.sessionIds.has(String(d.session_id))) {
+      socket.send(JSON.stringify({ op: 9, d: false, s: null, t: null }))
+      return
+    }
+    this.sessions.add(socket)
+    socket.send(JSON.stringify({ op: 0, t: 'RESUMED', s: ++this.seq, d: {} }))
+  }
+
+  /** Gateway sessions that receive dispatches now. */
+  get liveSessions(): number {
+    return [...this.sessions].filter((s) => s.readyState === WebSocket.OPEN).length
+  }
+
+  /** Drop every gateway connection (as Discord does on a server restart); clients resume. */
+  disconnectAll(code = 4000): void {
+    for (const socket of this.sockets) socket.close(code, 'fake Discord dropped the connection')
   }
 
   private identify(socket: WebSocket, d: Json) {
@@ -778,7 +807,7 @@ export class FakeDiscord {
         v: 10,
         user: { ...this.bot, verified: true, mfa_enabled: false, flags: 0 },
         guilds: [{ id: this.guildId, unavailable: true }],
-        session_id: randomBytes(16).toString('hex'),
+        session_id: this.newSession(),
         resume_gateway_url: `ws://127.0.0.1:${this.port}/gateway`,
         shard: [0, 1],
         application: { id: this.applicationId, flags: 0 },
