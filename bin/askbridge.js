@@ -2,7 +2,10 @@
 // The askbridge command. The code lives in dist/ (npm run build).
 import { main } from '../dist/src/cli/main.js'
 
-main(process.argv.slice(2)).then(
+main(process.argv.slice(2), {
+  // The adapters side of the composition root, loaded only by `serve`: src/ imports no adapter.
+  buildAdapters: async (input) => (await import('../dist/adapters/web/compose.js')).buildAdapters(input),
+}).then(
   (code) => {
     // Everything opened has been closed; exit once output is flushed rather than wait on
     // keep-alive sockets or stray timers.

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { Logger } from '../log.js'
+import type { BuildAdapters } from '../server/serve.js'
 
 const USAGE = `askbridge: carry an agent's questions to people (Slack, Discord, a local web inbox)
 
@@ -21,6 +22,11 @@ export interface MainIo {
   stdout: (text: string) => void
   stderr: (text: string) => void
   stderrIsTty: boolean
+  /**
+   * The adapters side of the composition root (adapters/web/compose.js). bin/askbridge.js
+   * passes it, so nothing under src/ imports an adapter.
+   */
+  buildAdapters?: BuildAdapters
 }
 
 const processIo: MainIo = {
@@ -31,7 +37,11 @@ const processIo: MainIo = {
 }
 
 /** Run the CLI; resolves to the exit code (serve and mcp resolve when they stop). */
-export async function main(argv: string[], io: MainIo = processIo): Promise<number> {
+export async function main(argv: string[], io: Partial<MainIo> = {}): Promise<number> {
+  return run(argv, { ...processIo, ...io })
+}
+
+async function run(argv: string[], io: MainIo): Promise<number> {
   const [command, ...rest] = argv
   switch (command) {
     case 'serve':
@@ -109,12 +119,16 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
     // Registered secrets are cut from every line too, whatever their shape.
     stream: { write: (line: string) => io.stderr(scrub(line, secrets)) },
   })
+  if (!io.buildAdapters) {
+    io.stderr('askbridge: no adapters were given to serve (run it through bin/askbridge.js)\n')
+    return 1
+  }
   const { serve } = await import('../server/serve.js')
   const onUnhandled = (error: unknown) => log.error('unhandled rejection', { error })
   process.on('unhandledRejection', onUnhandled)
   let bridge: Awaited<ReturnType<typeof serve>>
   try {
-    bridge = await serve({ config, logger: log })
+    bridge = await serve({ config, logger: log, buildAdapters: io.buildAdapters })
   } catch (error) {
     const e = error as NodeJS.ErrnoException
     if (e.name === 'RoutesError') {

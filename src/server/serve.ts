@@ -1,5 +1,6 @@
 import type { ChatAdapter } from '../answerer/adapter.js'
 import { ChatAnswerer } from '../answerer/chat.js'
+import type { Destination } from '../card/types.js'
 import type { Config } from '../config/env.js'
 import { type Logger, silentLogger } from '../log.js'
 import { loadRoutes, type RoutesFile, routesRouter } from '../routing/routes.js'
@@ -7,15 +8,43 @@ import type { Router as RoutesRouter } from '../routing/types.js'
 import { UserQuestionService } from '../service/service.js'
 import { openStore } from '../store/index.js'
 import type { Store } from '../store/types.js'
-import { buildAdapters, type WebInbox } from './adapters.js'
 import { freezableStore } from './frozen-store.js'
-import { type BridgeHttpServer, createHttpServer } from './http.js'
+import { type BridgeHttpServer, createHttpServer, type HttpMount, type WebhookMount } from './http.js'
 import { Metrics } from './metrics.js'
+
+/** The web inbox as the server sees it. */
+export interface WebInbox extends ChatAdapter, HttpMount {
+  readonly connections: number
+}
+
+/** What the adapters side of the composition root returns. */
+export interface BuiltAdapters {
+  web: WebInbox
+  /** Every adapter to start, the web inbox included. */
+  adapters: ChatAdapter[]
+  /** The default route: the web inbox plus SLACK_CHANNEL / DISCORD_CHANNEL_ID when set. */
+  destinations: Destination[]
+  /** Platform webhooks on the bridge's port (Slack HTTP mode, Discord HTTP interactions). */
+  webhooks: WebhookMount[]
+}
+
+/**
+ * Builds the configured adapters. It lives outside src/ (adapters/web/compose.ts) so the core
+ * never imports a platform; bin/askbridge.js and the tests pass it in.
+ */
+export type BuildAdapters = (input: {
+  config: Config
+  store: Store
+  logger: Logger
+  heartbeatMs?: number
+}) => Promise<BuiltAdapters>
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
   /** Validated configuration (see `loadConfig`). */
   config: Config
+  /** The adapters side of the composition root (`buildAdapters` from adapters/web/compose.js). */
+  buildAdapters: BuildAdapters
   /** @default silent */
   logger?: Logger
   /** SSE heartbeat interval (tests shorten it). @default 15000 */
@@ -61,14 +90,19 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
   const raw = openStore(config.ASKBRIDGE_DB)
   const { store, freeze } = freezableStore(raw)
   const service = new UserQuestionService({ store })
-  let built: Awaited<ReturnType<typeof buildAdapters>> | undefined
+  let built: BuiltAdapters | undefined
   let chat: ChatAnswerer | undefined
   let http: BridgeHttpServer | undefined
   try {
     // Timed calls left open by a previous process become continued: still answerable.
     const recovered = await service.recover()
     if (recovered.length > 0) log.info('restored continued questions', { count: recovered.length })
-    built = await buildAdapters(config, store, log, options.heartbeatMs)
+    built = await options.buildAdapters({
+      config,
+      store,
+      logger: log,
+      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    })
     const platforms = new Set(built.adapters.map((a) => a.platform))
     for (const route of routes?.routes ?? []) {
       for (const d of route.destinations) {

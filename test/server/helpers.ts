@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { buildAdapters } from '../../adapters/web/compose.js'
 import type { WebCardView } from '../../adapters/web/view.js'
 import { parseConfig } from '../../src/config/env.js'
 import type {
@@ -22,7 +23,7 @@ export async function startBridge(env: Record<string, string> = {}, dir?: string
   const own = dir === undefined
   const home = dir ?? mkdtempSync(join(tmpdir(), 'askbridge-server-'))
   const config = parseConfig({ ASKBRIDGE_PORT: '0', ASKBRIDGE_DB: join(home, 'bridge.db'), ...env })
-  const bridge = await serve({ config, heartbeatMs: 100, escalationIntervalMs: 0 })
+  const bridge = await serve({ config, buildAdapters, heartbeatMs: 100, escalationIntervalMs: 0 })
   return {
     bridge,
     url: bridge.url,

@@ -1,46 +1,33 @@
 /**
- * The one place `src/` reaches into `adapters/`: the composition root builds the configured
- * adapters. Imports are dynamic so a bridge without Slack or Discord never loads their SDKs,
- * and the boundary rule "src/ imports no adapter statically" holds everywhere else.
+ * The adapters side of the composition root: `askbridge serve` (through bin/askbridge.js) hands
+ * this to `serve()`, so nothing under src/ imports an adapter. It lives beside the web inbox, the
+ * one adapter every bridge has. Slack and Discord load only when their credentials are set, so a
+ * bridge without them never loads their SDKs.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { ChatAdapter } from '../answerer/adapter.js'
-import type { Destination } from '../card/types.js'
-import type { Config } from '../config/env.js'
-import type { Logger } from '../log.js'
-import type { Store } from '../store/types.js'
-import type { HttpMount, WebhookMount } from './http.js'
-
-/** The web inbox as the server sees it. */
-export interface WebInbox extends ChatAdapter, HttpMount {
-  readonly connections: number
-}
+import type { ChatAdapter } from '../../src/answerer/adapter.js'
+import type { Destination } from '../../src/card/types.js'
+import type { WebhookMount } from '../../src/server/http.js'
+import type { BuildAdapters, BuiltAdapters } from '../../src/server/serve.js'
+import { WebAdapter } from './adapter.js'
 
 /** An adapter that may also take signed webhooks on the bridge's port. */
 type WithHttp = ChatAdapter & { handleHttp?: (req: IncomingMessage, res: ServerResponse) => Promise<void> }
 
-export interface BuiltAdapters {
-  web: WebInbox
-  adapters: ChatAdapter[]
-  destinations: Destination[]
-  webhooks: WebhookMount[]
-}
-
 /** Build the web inbox and every adapter whose credentials are configured. */
-export async function buildAdapters(
-  config: Config,
-  store: Store,
-  logger: Logger,
-  heartbeatMs?: number,
-): Promise<BuiltAdapters> {
-  const { WebAdapter } = await import('../../adapters/web/index.js')
+export const buildAdapters: BuildAdapters = async ({
+  config,
+  store,
+  logger,
+  heartbeatMs,
+}): Promise<BuiltAdapters> => {
   const web = new WebAdapter({ store, ...(heartbeatMs === undefined ? {} : { heartbeatMs }) })
   const adapters: ChatAdapter[] = [web]
   const destinations: Destination[] = [{ platform: 'web' }]
   const webhooks: WebhookMount[] = []
 
   if (config.SLACK_BOT_TOKEN) {
-    const { SlackAdapter } = await import('../../adapters/slack/index.js')
+    const { SlackAdapter } = await import('../slack/index.js')
     const slack: WithHttp = new SlackAdapter({
       token: config.SLACK_BOT_TOKEN,
       ...(config.SLACK_APP_TOKEN ? { appToken: config.SLACK_APP_TOKEN } : {}),
@@ -61,7 +48,7 @@ export async function buildAdapters(
   }
 
   if (config.DISCORD_BOT_TOKEN) {
-    const { DiscordAdapter } = await import('../../adapters/discord/index.js')
+    const { DiscordAdapter } = await import('../discord/index.js')
     const discord = new DiscordAdapter({
       token: config.DISCORD_BOT_TOKEN,
       ...(config.DISCORD_API_URL ? { apiUrl: config.DISCORD_API_URL } : {}),
