@@ -66,6 +66,8 @@ export interface SlackAdapterOptions {
   clientOptions?: webApi.WebClientOptions
   /** Socket Mode: reconnect when Slack sends no ping for this long. @default 30000 */
   serverPingTimeoutMs?: number
+  /** Socket Mode: how long a pong may take, and the base delay before reconnecting. @default 5000 */
+  clientPingTimeoutMs?: number
   /** How long group memberships are cached for responder checks. @default 60000 */
   groupCacheMs?: number
   /** Clock (tests). @default Date.now */
@@ -79,6 +81,8 @@ export interface SlackRef {
   ts: string[]
   /** The destination's mentions, so updates render the same header. */
   mention?: string[]
+  /** The reader's locale, for a direct message. */
+  locale?: string
 }
 
 export function isSlackRef(ref: unknown): ref is SlackRef {
@@ -130,6 +134,7 @@ export class SlackAdapter implements ChatAdapter {
       ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}),
       ...(options.clientOptions ? { clientOptions: options.clientOptions } : {}),
       ...(options.serverPingTimeoutMs ? { serverPingTimeoutMs: options.serverPingTimeoutMs } : {}),
+      ...(options.clientPingTimeoutMs ? { clientPingTimeoutMs: options.clientPingTimeoutMs } : {}),
       ...(options.now ? { now: options.now } : {}),
     })
     this.#app = built.app
@@ -188,7 +193,10 @@ export class SlackAdapter implements ChatAdapter {
     let channel = destination.channel ?? (destination.user ? await this.#openDm(destination.user) : undefined)
     if (!channel) throw new Error('A Slack destination needs a channel or a user')
     const mention = destination.mention?.length ? [...destination.mention] : undefined
-    const messages = cardToMessages(card, this.#renderOptions(mention))
+    // A direct message has one reader: word approvals in their locale (needs users:read).
+    const locale =
+      !destination.channel && destination.user ? await this.#userLocale(destination.user) : undefined
+    const messages = cardToMessages(card, this.#renderOptions(mention, locale))
     const ts: string[] = []
     await this.#queues.run(channel, async (call) => {
       for (const message of messages) {
@@ -207,7 +215,7 @@ export class SlackAdapter implements ChatAdapter {
         this.#shown.set(`${channel}:${result.ts}`, JSON.stringify(message))
       }
     })
-    return { channel, ts, ...(mention ? { mention } : {}) }
+    return { channel, ts, ...(mention ? { mention } : {}), ...(locale ? { locale } : {}) }
   }
 
   /** Update every message of a card copy. Updates queued for the same copy collapse to the latest. */
@@ -232,7 +240,7 @@ export class SlackAdapter implements ChatAdapter {
 
   async #applyUpdate(card: CardState, ref: SlackRef, call: LaneCall) {
     const key = `${ref.channel}:${ref.ts[0]}`
-    const messages = cardToMessages(card, this.#renderOptions(ref.mention))
+    const messages = cardToMessages(card, this.#renderOptions(ref.mention, ref.locale))
     const all = [...ref.ts, ...(this.#extra.get(key) ?? [])]
     for (const [i, message] of messages.entries()) {
       const ts = all[i]
@@ -476,10 +484,21 @@ export class SlackAdapter implements ChatAdapter {
     }
   }
 
-  #renderOptions(mention: string[] | undefined) {
-    return {
-      ...(mention ? { mentions: mention } : {}),
-      ...(this.#options.locale ? { locale: this.#options.locale } : {}),
+  #renderOptions(mention: string[] | undefined, personLocale?: string) {
+    const locale = personLocale ?? this.#options.locale
+    return { ...(mention ? { mentions: mention } : {}), ...(locale ? { locale } : {}) }
+  }
+
+  /** A user's Slack locale (`users.info` with `include_locale`), or undefined when unavailable. */
+  async #userLocale(userId: string): Promise<string | undefined> {
+    try {
+      const result = await this.#queues.now('users.info', () =>
+        this.#client.users.info({ user: userId, include_locale: true }),
+      )
+      return result.user?.locale || undefined
+    } catch (error) {
+      this.#logger.debug('users.info failed; using the default locale', { error: slackError(error) })
+      return undefined
     }
   }
 

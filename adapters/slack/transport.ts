@@ -173,6 +173,8 @@ export interface BoltAppOptions {
   clientOptions?: webApi.WebClientOptions
   /** Socket Mode: reconnect when the server sends no ping for this long. @default 30000 */
   serverPingTimeoutMs?: number
+  /** Socket Mode: pong deadline, and the base delay before a reconnect. @default 5000 */
+  clientPingTimeoutMs?: number
   now?: () => number
 }
 
@@ -188,6 +190,7 @@ export function createBoltApp(options: BoltAppOptions): { app: App; http?: Slack
       logger: options.logger,
       installerOptions: { clientOptions },
       ...(options.serverPingTimeoutMs ? { serverPingTimeout: options.serverPingTimeoutMs } : {}),
+      ...(options.clientPingTimeoutMs ? { clientPingTimeout: options.clientPingTimeoutMs } : {}),
     })
     const app = new App({
       token: options.botToken,

@@ -291,13 +291,30 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
     })
   })
 
-  it('a direct message destination', async () => {
+  it('a direct message: an approval worded in the reader’s Slack locale', async () => {
     const b = await start({ destinations: [{ platform: 'slack', user: 'U0ANN' }] })
-    const asking = b.service.ask({ questions: [colour], agent: b.agent(), wait: { callId: 'dm' } })
+    rig.fake.users.set('U0ANN', { name: 'ann', locale: 'de-DE' })
+    const localized: AskUserQuestionItem = {
+      ...approval,
+      intent: {
+        kind: 'approval',
+        approve: 'Approve',
+        reject: 'Reject',
+        display: {
+          question: { en: 'Deploy 4f2c1 to production?', de: '4f2c1 in Produktion ausrollen?' },
+          approve: { en: 'Deploy', de: 'Ausrollen' },
+        },
+      },
+    }
+    const asking = b.service.ask({ questions: [localized], agent: b.agent(), wait: { callId: 'dm' } })
     await posted('dm')
     expect(rig.fake.messagesOf('dm')[0]?.channel).toBe('DU0ANN')
-    await press('dm', 'ann', 'choose', 0, 0)
-    expect(await asking).toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
+    expect(rig.text('dm')).toContain('4f2c1 in Produktion ausrollen?')
+    expect(rig.element('dm', (r) => r.verb === 'approve')?.element.text).toMatchObject({ text: 'Ausrollen' })
+    await press('dm', 'ann', 'approve')
+    expect(await asking).toEqual({ answers: [{ id: 'deploy', selected: ['Approve'] }] })
+    await until(() => rig.text('dm').includes('Approved by @Ann'), 'approved')
+    expect(rig.text('dm')).toContain('4f2c1 in Produktion ausrollen?')
   })
 
   it('the card text and its notification are safe and readable', async () => {

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { SlackAdapter, type SlackAdapterOptions } from '../../adapters/slack/index.js'
 import { ChatAnswerer } from '../../src/answerer/chat.js'
 import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
+import type { AnswererRequest } from '../../src/protocol/types.js'
 import type { RoutePlan, Router } from '../../src/routing/types.js'
 import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
@@ -270,16 +271,19 @@ export interface Bridge {
   close(): Promise<void>
 }
 
-export async function startBridge(rig: SlackRig, plan: Partial<RoutePlan> = {}): Promise<Bridge> {
+export async function startBridge(
+  rig: SlackRig,
+  plan: Partial<RoutePlan> | ((request: AnswererRequest) => Partial<RoutePlan>) = {},
+): Promise<Bridge> {
   const service = new UserQuestionService({ store: openStore('memory') })
   const router: Router = {
-    resolve: () => ({
+    resolve: (request) => ({
       name: 'slack-test',
       destinations: [{ platform: 'slack', channel: 'C0QUESTIONS' }],
       quorum: 1,
       excludeRequester: false,
       escalation: [],
-      ...plan,
+      ...(typeof plan === 'function' ? plan(request) : plan),
     }),
   }
   const chat = new ChatAnswerer({ service, adapters: [rig.adapter], router, escalationIntervalMs: 0 })

@@ -90,6 +90,8 @@ export class FakeSlack {
   readonly ephemerals: Ephemeral[] = []
   readonly views = new Map<string, OpenView>()
   readonly usergroups = new Map<string, string[]>()
+  /** The workspace's people, for users.info. */
+  readonly users = new Map<string, { name: string; locale?: string }>()
   /** Deliveries Slack would count as failed (no ack within 3 s). */
   ackTimeouts = 0
   /** HTTP interactivity target, for HTTP mode. */
@@ -676,6 +678,20 @@ export class FakeSlack {
         const users = String(args.users ?? '')
         if (!/^[UW][A-Z0-9]+$/.test(users)) return reply({ ok: false, error: 'user_not_found' })
         return reply({ ok: true, channel: { id: `D${users}` } })
+      }
+      case 'users.info': {
+        const id = String(args.user ?? '')
+        const user = this.users.get(id)
+        if (!user) return reply({ ok: false, error: 'user_not_found' })
+        return reply({
+          ok: true,
+          user: {
+            id,
+            name: user.name,
+            team_id: TEAM.id,
+            ...(args.include_locale === true && user.locale ? { locale: user.locale } : {}),
+          },
+        })
       }
       case 'usergroups.users.list': {
         const users = this.usergroups.get(String(args.usergroup ?? ''))
