@@ -154,6 +154,27 @@ describe('POST /v1/ask', () => {
   })
 })
 
+test('answered while nobody waited: asking again with the callId returns that answer at once', async () => {
+  const controller = new AbortController()
+  const gone = fetch(`${b.url}/v1/ask`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ callId: 'left-2', questions: [colour] }),
+    signal: controller.signal,
+  }).catch((e: unknown) => e)
+  await cardPosted(b.url, 'left-2')
+  controller.abort()
+  await gone
+  await act(b.url, 'left-2', { type: 'choose', questionId: 'colour', label: 'Blue' })
+  await until(
+    async () => (await request(b.url, 'GET', '/v1/questions/left-2')).body.state === 'settled',
+    'settled',
+  )
+  const again = await request(b.url, 'POST', '/v1/ask', { callId: 'left-2', questions: [colour] })
+  expect(again.body).toEqual({ answers: [{ id: 'colour', selected: ['Blue'] }], callId: 'left-2' })
+  expect(await b.bridge.store.listPosts('left-2')).toHaveLength(1)
+})
+
 describe('late replies', () => {
   test('timed pending -> continued -> late answer over SSE -> admit settles it', async () => {
     const agent = 'late-sse'
