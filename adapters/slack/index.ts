@@ -385,9 +385,22 @@ export class SlackAdapter implements ChatAdapter {
       result.modal === 'decline'
         ? declineModal(card, channel)
         : otherModal(card, result.q, channel, actor.locale ?? this.#options.locale)
-    const opened = await this.#queues.now('views.open', () =>
-      this.#client.views.open({ trigger_id: triggerId, view }),
-    )
+    let opened: Awaited<ReturnType<webApi.WebClient['views']['open']>>
+    try {
+      opened = await this.#queues.now('views.open', () =>
+        this.#client.views.open({ trigger_id: triggerId, view }),
+      )
+    } catch (error) {
+      // Usually expired_trigger_id: the click reached us too late to open a form from it.
+      const reason = slackError(error) ?? 'error'
+      this.#logger.warn('could not open a Slack form', { callId: card.callId, reason })
+      await this.#notice(
+        actor.userId,
+        `The form could not be opened (${reason}). Please click again.`,
+        result.context,
+      )
+      return
+    }
     // Typing an answer claims a timed wait, so the deadline does not pass mid-sentence.
     if (card.status === 'open' && card.deadline !== undefined) {
       const outcome = await host.handle(result.hold)

@@ -149,6 +149,21 @@ describe.each(['socket', 'http'] as SlackMode[])('under pressure (%s)', (mode) =
     await until(() => rig.fake.liveActionIds('slow').length === 0, 'card updated at last', 1000)
   }, 20_000)
 
+  it('a form that cannot open (expired trigger_id) gets a private note, not silence', async () => {
+    const { rig, b } = await setUp(mode)
+    void b.service
+      .ask({ questions: [colour], agent: b.agent(), wait: { callId: 'late-form' } })
+      .catch(() => {})
+    await postedAndRecorded(rig, b, 'late-form')
+    rig.fake.failWith('views.open', 'expired_trigger_id')
+    await rig.use('late-form', (r) => r.verb === 'other', rig.people.bob)
+    await until(
+      () => rig.fake.noticesFor('U0BOB').some((n) => n.includes('could not be opened (expired_trigger_id)')),
+      'note',
+    )
+    expect((await b.chat.host.getCard('late-form'))?.status).toBe('open')
+  })
+
   it('a redelivered payload (Slack retry) is applied once', async () => {
     const { rig, b } = await setUp(mode)
     void b.service
