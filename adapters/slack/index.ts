@@ -91,7 +91,10 @@ export function isSlackRef(ref: unknown): ref is SlackRef {
   return typeof r.channel === 'string' && Array.isArray(r.ts) && r.ts.every((t) => typeof t === 'string')
 }
 
-const CARD_CACHE = 2000
+/** Recent cards kept in memory (a card can hold a 200k-character plan, so not too many). */
+const CARD_CACHE = 200
+/** Last-shown message renders kept to skip no-op updates. */
+const SHOWN_CACHE = 5000
 const STOP_GRACE_MS = 5000
 
 export class SlackAdapter implements ChatAdapter {
@@ -212,7 +215,7 @@ export class SlackAdapter implements ChatAdapter {
         if (!result.ts) throw new Error('chat.postMessage returned no ts')
         if (result.channel) channel = result.channel
         ts.push(result.ts)
-        this.#shown.set(`${channel}:${result.ts}`, JSON.stringify(message))
+        this.#show(`${channel}:${result.ts}`, JSON.stringify(message))
       }
     })
     return { channel, ts, ...(mention ? { mention } : {}), ...(locale ? { locale } : {}) }
@@ -256,7 +259,7 @@ export class SlackAdapter implements ChatAdapter {
         )
         if (result.ts) {
           this.#extra.set(key, [...(this.#extra.get(key) ?? []), result.ts])
-          this.#shown.set(`${ref.channel}:${result.ts}`, JSON.stringify(message))
+          this.#show(`${ref.channel}:${result.ts}`, JSON.stringify(message))
         }
         continue
       }
@@ -273,7 +276,7 @@ export class SlackAdapter implements ChatAdapter {
     if (this.#shown.get(`${channel}:${ts}`) === json) return
     try {
       await call('chat.update', () => this.#client.chat.update({ channel, ts, ...message }))
-      this.#shown.set(`${channel}:${ts}`, json)
+      this.#show(`${channel}:${ts}`, json)
     } catch (error) {
       // A message someone deleted cannot be updated; the other copies still can.
       if (slackError(error) === 'message_not_found') {
@@ -486,6 +489,16 @@ export class SlackAdapter implements ChatAdapter {
     const card = await this.#requireHost().getCard(callId)
     if (card) this.#remember(card)
     return card
+  }
+
+  /** Remember what a message shows, dropping the oldest entries past the cap. */
+  #show(key: string, json: string): void {
+    this.#shown.delete(key)
+    this.#shown.set(key, json)
+    if (this.#shown.size > SHOWN_CACHE) {
+      const oldest = this.#shown.keys().next().value
+      if (oldest !== undefined) this.#shown.delete(oldest)
+    }
   }
 
   #remember(card: CardState): void {
