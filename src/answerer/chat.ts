@@ -98,13 +98,22 @@ export class ChatAnswerer {
     const onDropped = (callId: string) => this.background(this.setStatus(callId, 'cancelled', 'cancelled'))
     const onAnswered = (callId: string) =>
       this.background(this.setStatus(callId, 'elsewhere', 'answered elsewhere'))
+    // A late answer given through the API (not a card): the cards say it was answered elsewhere.
+    const onReply = ({ callId }: { callId: string }) =>
+      this.background(this.setStatus(callId, 'elsewhere', 'answered elsewhere'))
+    // The agent discarded the reply: the question is answerable again, so the cards come back.
+    const onDiscarded = ({ callId }: { callId: string }) => this.background(this.reopen(callId))
     this.service.on('pending', onPending)
     this.service.on('dropped', onDropped)
     this.service.on('answered', onAnswered)
+    this.service.on('reply', onReply)
+    this.service.on('replyDiscarded', onDiscarded)
     this.unsubscribe.push(() => {
       this.service.off('pending', onPending)
       this.service.off('dropped', onDropped)
       this.service.off('answered', onAnswered)
+      this.service.off('reply', onReply)
+      this.service.off('replyDiscarded', onDiscarded)
     })
     for (const adapter of this.adapters.values()) await adapter.start(this.host)
     await this.tick()
@@ -391,6 +400,17 @@ export class ChatAnswerer {
         this.release(callId, undefined, key)
       }
     }
+  }
+
+  /** A discarded late reply: the card takes answers again, from a clean slate. */
+  private async reopen(callId: string): Promise<void> {
+    const call = await this.service.getCall(callId)
+    if (call?.state !== 'continued' || call.queuedReply) return
+    await this.mutate(callId, (card) => {
+      if (card.status !== 'answered' && card.status !== 'elsewhere') return undefined
+      const { result: _r, answeredBy: _b, answeredAt: _a, closedReason: _c, ...rest } = card
+      return { ...rest, status: 'continued', drafts: {}, approvals: [], holders: [] }
+    })
   }
 
   /** Compare-and-set a change; `change` returns undefined for no change. */

@@ -191,6 +191,40 @@ describe('chat answerer', () => {
   })
 })
 
+describe('late replies and the cards', () => {
+  it('a late answer given through the API marks the cards answered elsewhere', async () => {
+    const { service, adapter, agent } = await setup()
+    expect(await service.askTimed({ questions: [colour], agent }, 'api-late', 20)).toMatchObject({
+      pending: true,
+    })
+    await until(() => /continued/.test(adapter.messagesFor('api-late')[0]?.text ?? ''), 'continued')
+    expect(
+      await service.answer('agent', 'api-late', { answers: [{ id: 'colour', selected: ['Red'] }] }),
+    ).toBe(true)
+    await until(() => /answered elsewhere/i.test(adapter.messagesFor('api-late')[0]?.text ?? ''), 'elsewhere')
+    expect(adapter.messagesFor('api-late')[0]?.components).toEqual([])
+  })
+
+  it('a discarded reply makes the card answerable again; the next answer is a new reply', async () => {
+    const { service, adapter, agent, click, chat } = await setup()
+    expect(await service.askTimed({ questions: [colour], agent }, 'again', 20)).toMatchObject({
+      pending: true,
+    })
+    await until(async () => (await chat.host.getCard('again'))?.status === 'continued', 'continued')
+    await click('again', 'Red', ann)
+    await until(async () => (await service.replies('agent')).length === 1, 'first reply')
+    expect(await service.discardReply('agent', 'again')).toBe(true)
+    await until(async () => (await chat.host.getCard('again'))?.status === 'continued', 'reopened')
+    await until(() => (adapter.messagesFor('again')[0]?.components.length ?? 0) > 0, 'live again')
+    await click('again', 'Blue', bob)
+    const replies = await until(async () => {
+      const r = await service.replies('agent')
+      return r.length === 1 ? r : undefined
+    }, 'second reply')
+    expect(replies[0]?.reply.payload.answers).toEqual([{ id: 'colour', selected: ['Blue'] }])
+  })
+})
+
 describe('restart', () => {
   it('card state, who answered and continued cards survive a new process; a re-attached blocking ask posts no second card', async () => {
     const { dir, cleanup } = tempDir()
