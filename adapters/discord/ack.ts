@@ -5,6 +5,7 @@
  */
 import { type APIInteractionResponse, InteractionResponseType, MessageFlags } from 'discord.js'
 import { type Logger, silentLogger } from '../../src/log.js'
+import { noticeText } from './text.js'
 
 export interface AcknowledgerOptions {
   /** Sends the initial response (interaction callback, or the HTTP reply). */
@@ -44,7 +45,8 @@ export class Acknowledger {
   }
 
   /** A private message to the person who acted: the ephemeral reply, or a follow-up after a defer. */
-  async tell(content: string): Promise<void> {
+  async tell(text: string): Promise<void> {
+    const content = noticeText(text)
     clearTimeout(this.timer)
     await this.deferring
     if (!this.replied) {

@@ -19,6 +19,7 @@ import { type Decoded, type ParsedInteraction, parseInteraction, toInbound } fro
 import { readInteractionRequest } from './http.js'
 import { declineModal, otherModal } from './modal.js'
 import { cardToDiscordMessages, type DiscordMessage } from './render.js'
+import { noticeText } from './text.js'
 import { DiscordTransport } from './transport.js'
 import { importPublicKey } from './verify.js'
 
@@ -163,24 +164,31 @@ export class DiscordAdapter implements ChatAdapter {
     if (!first) return
     const messages = cardToDiscordMessages(card, ref)
     const ids = [...ref.messageIds, ...(this.extra.get(first) ?? [])]
+    // One message someone deleted must not keep the others stale: try them all, report the first error.
+    const errors: unknown[] = []
+    const attempt = (task: Promise<void>) => task.catch((error: unknown) => void errors.push(error))
     for (const [i, message] of messages.entries()) {
       const id = ids[i]
-      if (id) await this.editIfChanged(ref.channelId, id, message)
+      if (id) await attempt(this.editIfChanged(ref.channelId, id, message))
       else {
-        const sent = await this.transport.send(ref.channelId, message)
-        this.extra.set(first, [...(this.extra.get(first) ?? []), sent.id])
-        this.remember(sent.id, message)
+        await attempt(
+          this.transport.send(ref.channelId, message).then((sent) => {
+            this.extra.set(first, [...(this.extra.get(first) ?? []), sent.id])
+            this.remember(sent.id, message)
+          }),
+        )
       }
     }
     for (const id of ids.slice(messages.length))
-      await this.editIfChanged(ref.channelId, id, EMPTY_CONTINUATION)
+      await attempt(this.editIfChanged(ref.channelId, id, EMPTY_CONTINUATION))
+    if (errors.length) throw errors[0]
   }
 
   async notify(person: Person, text: string): Promise<void> {
     const recent = this.tokens.get(person.userId)
     if (recent && recent.until > Date.now()) {
       try {
-        await this.transport.followUp(recent.applicationId, recent.token, text)
+        await this.transport.followUp(recent.applicationId, recent.token, noticeText(text))
         return
       } catch (error) {
         this.log.debug('ephemeral notice failed, sending a DM', { error })
@@ -188,7 +196,7 @@ export class DiscordAdapter implements ChatAdapter {
     }
     const channelId = await this.transport.dmChannel(person.userId)
     await this.transport.send(channelId, {
-      content: text,
+      content: noticeText(text),
       embeds: [],
       components: [],
       allowed_mentions: { parse: [] },

@@ -101,3 +101,10 @@ export function pickLocale(text: LocalizedText, locale: string | undefined): str
   }
   return text.en
 }
+
+/** A private notice fits one message (2000 characters); line breaks are kept. */
+export function noticeText(text: string): string {
+  if (text.length <= 2000) return text
+  const cut = isHighSurrogate(text.charCodeAt(1998)) ? 1998 : 1999
+  return `${text.slice(0, cut)}…`
+}

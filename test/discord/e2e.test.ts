@@ -401,6 +401,34 @@ describe('Discord failures', () => {
   })
 })
 
+describe('Discord messages removed by people', () => {
+  it('a deleted card message does not keep the other messages of the card stale', async () => {
+    rig = await discordRig()
+    const many: AskUserQuestionItem = {
+      id: 'many',
+      question: 'Pick one',
+      options: Array.from({ length: 125 }, (_, i) => ({ label: `o${i}` })),
+    }
+    const answer = rig.service.ask({ questions: [many], wait: { callId: 'deleted-1' } })
+    await until(() => rig?.component('deleted-1', { verb: 'other', q: 0 }), 'card posted')
+    const [first, second] = await rig.messages('deleted-1')
+    expect(second).toBeDefined()
+    rig.fake.messages.delete(first?.id ?? '')
+    await rig.service.cancel('deleted-1')
+    await expect(answer).rejects.toMatchObject({ code: 'ASK_CANCELLED' })
+    await until(
+      () => rig?.fake.messages.get(second?.id ?? '')?.components.length === 0,
+      'second message updated',
+    )
+  })
+
+  it('keeps private notices within one message', async () => {
+    rig = await discordRig()
+    await rig.adapter.notify({ platform: 'discord', userId: alice.id }, `${'n'.repeat(2500)}`)
+    expect(rig.fake.notices.get(alice.id)?.[0]).toHaveLength(2000)
+  })
+})
+
 describe('Discord HTTP interactions (Ed25519)', () => {
   it('refuses forged signatures with 401, answers PING with PONG, and takes clicks and modals', async () => {
     rig = await discordRig({ http: true })

@@ -16,6 +16,7 @@ import {
   FakeDiscord,
   type FakeDiscordOptions,
   type FakeUser,
+  type InteractionRecord,
   type StoredMessage,
 } from '../fakes/discord/server.js'
 
@@ -136,11 +137,19 @@ export async function discordRig(options: RigOptions = {}) {
     return record
   }
 
-  const waitResponded = async (record: { responded: Promise<unknown> }) => {
-    await Promise.race([
-      record.responded,
-      new Promise((_, reject) => setTimeout(() => reject(new Error('no interaction response')), 5000)),
-    ])
+  const waitResponded = async (record: InteractionRecord) => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no interaction response; fake errors: ${JSON.stringify(record.errors)}`)),
+        8000,
+      )
+    })
+    try {
+      await Promise.race([record.responded, timeout])
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   const hasLiveComponents = async (callId: string) =>
