@@ -82,21 +82,33 @@ export function cardToDiscordMessages(card: CardState, options: RenderOptions = 
   return pack(headline(card, mentions.text), mentions.allowed, items)
 }
 
-/** `role:ID` / `user:ID` -> `<@&ID>` / `<@ID>`, and allowed_mentions listing exactly those. */
+/** Room for mentions in the 2000-character content, leaving the rest for the status lines. */
+const MENTION_BUDGET = 1500
+
+/**
+ * `role:ID` / `user:ID` -> `<@&ID>` / `<@ID>`, and allowed_mentions listing exactly those.
+ * Malformed entries are dropped; mentions beyond the content budget are neither shown nor allowed.
+ */
 export function parseMentions(entries: readonly string[]): { text: string; allowed: APIAllowedMentions } {
   const roles: string[] = []
   const users: string[] = []
+  const parts: string[] = []
+  let length = 0
   for (const entry of entries) {
     const match = /^(role|user):(\d{1,25})$/.exec(entry)
-    if (!match?.[2]) continue
+    const id = match?.[2]
+    if (!id) continue
     const list = match[1] === 'role' ? roles : users
-    if (!list.includes(match[2]) && list.length < 100) list.push(match[2])
+    const text = match[1] === 'role' ? `<@&${id}>` : `<@${id}>`
+    if (list.includes(id) || list.length >= 100 || length + text.length + 1 > MENTION_BUDGET) continue
+    list.push(id)
+    parts.push(text)
+    length += text.length + 1
   }
   const allowed: APIAllowedMentions = { parse: [] }
   if (roles.length) allowed.roles = roles
   if (users.length) allowed.users = users
-  const text = [...roles.map((id) => `<@&${id}>`), ...users.map((id) => `<@${id}>`)].join(' ')
-  return { text, allowed }
+  return { text: parts.join(' '), allowed }
 }
 
 function personName(person: Person | undefined): string {

@@ -224,6 +224,32 @@ describe('cardToDiscordMessages: text', () => {
   })
 })
 
+describe('cardToDiscordMessages: content limit', () => {
+  it('keeps content within 2000 characters with 200 mentions, long names and a long reason', () => {
+    const mention = Array.from(
+      { length: 200 },
+      (_, i) => `${i % 2 ? 'role' : 'user'}:${1100000000000000000n + BigInt(i)}`,
+    )
+    const people = Array.from({ length: 20 }, (_, i) => ({
+      platform: 'discord',
+      userId: String(i),
+      name: 'N'.repeat(200),
+    }))
+    const open = card([{ id: 'q', question: 'Q', options: opts(2) }], {
+      deadline: 1_700_000_090_000,
+      holders: people,
+    })
+    const messages = render(open, { mention })
+    const content = messages[0]?.content ?? ''
+    expect(content.length).toBeLessThanOrEqual(2000)
+    const shown = [...content.matchAll(/<@&?(\d+)>/g)].map((m) => m[1])
+    const allowed = messages[0]?.allowed_mentions
+    expect([...(allowed?.roles ?? []), ...(allowed?.users ?? [])].sort()).toEqual([...shown].sort())
+    const cancelled = render({ ...open, status: 'cancelled', closedReason: 'r'.repeat(5000) }, { mention })
+    expect(cancelled[0]?.content.length).toBeLessThanOrEqual(2000)
+  })
+})
+
 describe('cardToDiscordMessages: batches', () => {
   const batch = (n: number) =>
     Array.from(

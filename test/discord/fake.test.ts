@@ -1,0 +1,151 @@
+/** The fake Discord itself: it must refuse what Discord refuses, in Discord's shapes. */
+import { afterEach, describe, expect, it } from 'vitest'
+import { FakeDiscord } from '../fakes/discord/server.js'
+
+let fake: FakeDiscord | undefined
+afterEach(async () => {
+  await fake?.close()
+  fake = undefined
+})
+
+async function call(method: string, path: string, body?: unknown, auth = true) {
+  const res = await fetch(`${fake?.apiUrl}/v10${path}`, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      ...(auth ? { authorization: `Bot ${fake?.token}` } : {}),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await res.text()
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined,
+  }
+}
+
+const ok = { content: 'hi', allowed_mentions: { parse: [] } }
+
+describe('fake Discord', () => {
+  it('answers 400 Invalid Form Body with the path of each violation', async () => {
+    fake = await new FakeDiscord().start()
+    const channel = `/channels/${fake.channelId}/messages`
+    const res = await call('POST', channel, {
+      content: 'x'.repeat(2001),
+      embeds: [{ title: 't'.repeat(257), description: 'd'.repeat(4000) }, { description: 'e'.repeat(2100) }],
+      components: [
+        {
+          type: 1,
+          components: [
+            { type: 2, style: 1, label: 'l'.repeat(81), custom_id: 'a' },
+            { type: 2, style: 1, label: 'ok', custom_id: 'a' },
+          ],
+        },
+        {
+          type: 1,
+          components: [
+            {
+              type: 3,
+              custom_id: 's',
+              options: Array.from({ length: 26 }, (_, i) => ({ label: `${i}`, value: `${i}` })),
+            },
+          ],
+        },
+      ],
+      allowed_mentions: { parse: [] },
+    })
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({
+      code: 50035,
+      message: 'Invalid Form Body',
+      errors: {
+        content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH' }] },
+        embeds: {
+          _errors: [{ code: 'MAX_EMBED_SIZE_EXCEEDED' }],
+          0: { title: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH' }] } },
+        },
+        components: {
+          0: { components: { 0: { label: expect.anything() }, 1: { custom_id: expect.anything() } } },
+          1: { components: { 0: { options: expect.anything() } } },
+        },
+      },
+    })
+    expect(fake.rejected).toHaveLength(1)
+    // Empty messages, six rows, and (test policy) messages that let Discord parse mentions.
+    expect((await call('POST', channel, { allowed_mentions: { parse: [] } })).status).toBe(400)
+    const row = { type: 1, components: [{ type: 2, style: 2, label: 'b', custom_id: 'b' }] }
+    const six = Array.from({ length: 6 }, (_, i) => ({
+      ...row,
+      components: [{ ...row.components[0], custom_id: `b${i}` }],
+    }))
+    expect((await call('POST', channel, { components: six, allowed_mentions: { parse: [] } })).status).toBe(
+      400,
+    )
+    expect((await call('POST', channel, { content: '@everyone' })).status).toBe(400)
+    expect((await call('POST', channel, ok)).status).toBe(200)
+  })
+
+  it('requires the bot token on bot routes', async () => {
+    fake = await new FakeDiscord().start()
+    expect((await call('GET', '/users/@me', undefined, false)).status).toBe(401)
+    expect((await call('GET', '/users/@me')).body).toMatchObject({ bot: true })
+    expect((await call('GET', '/gateway/bot')).body).toMatchObject({
+      shards: 1,
+      url: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:/),
+    })
+  })
+
+  it('injects 429 with retry_after and the rate-limit headers', async () => {
+    fake = await new FakeDiscord().start()
+    fake.rateLimit({ method: 'POST', count: 1, retryAfter: 0.25 })
+    const limited = await call('POST', `/channels/${fake.channelId}/messages`, ok)
+    expect(limited.status).toBe(429)
+    expect(limited.body).toMatchObject({ retry_after: 0.25, global: false })
+    expect(limited.headers.get('retry-after')).toBe('0.25')
+    expect(limited.headers.get('x-ratelimit-bucket')).toBeTruthy()
+    expect((await call('POST', `/channels/${fake.channelId}/messages`, ok)).status).toBe(200)
+  })
+
+  it('validates modals and refuses expired or reused interaction tokens', async () => {
+    fake = await new FakeDiscord({ delivery: 'http' }).start()
+    const sent = await call('POST', `/channels/${fake.channelId}/messages`, {
+      ...ok,
+      components: [{ type: 1, components: [{ type: 2, style: 1, label: 'b', custom_id: 'b' }] }],
+    })
+    const messageId = String(sent.body?.id)
+    const a = fake.prepareClick(messageId, 'b', { id: '1', username: 'a' })
+    const badModal = await call(
+      'POST',
+      `/interactions/${a.id}/${a.token}/callback`,
+      {
+        type: 9,
+        data: { custom_id: 'm', title: 't'.repeat(46), components: [] },
+      },
+      false,
+    )
+    expect(badModal.status).toBe(400)
+    expect(badModal.body).toMatchObject({
+      errors: { data: { title: expect.anything(), components: expect.anything() } },
+    })
+    expect((await call('POST', `/interactions/${a.id}/${a.token}/callback`, { type: 6 }, false)).status).toBe(
+      204,
+    )
+    expect(
+      (await call('POST', `/interactions/${a.id}/${a.token}/callback`, { type: 6 }, false)).body,
+    ).toMatchObject({
+      code: 40060,
+    })
+    const b = fake.prepareClick(messageId, 'b', { id: '1', username: 'a' })
+    fake.expireTokens(b.token)
+    expect(
+      (await call('POST', `/interactions/${b.id}/${b.token}/callback`, { type: 6 }, false)).body,
+    ).toMatchObject({
+      code: 10062,
+    })
+    fake.expireTokens(a.token)
+    expect((await call('POST', `/webhooks/${fake.applicationId}/${a.token}`, ok, false)).body).toMatchObject({
+      code: 50027,
+    })
+  })
+})
