@@ -42,9 +42,9 @@ const approval: AskUserQuestionItem = {
 
 describe('Discord end to end', () => {
   it('connects with the Guilds intent only, heartbeats, and answers a single-select question', async () => {
-    rig = await discordRig({ heartbeatIntervalMs: 50 })
+    rig = await discordRig({ heartbeatIntervalMs: 250 })
     expect(rig.fake.identifies[0]?.intents).toBe(1)
-    await until(() => (rig?.fake.heartbeats ?? 0) >= 2, 'heartbeats acknowledged')
+    await until(() => (rig?.fake.heartbeats ?? 0) >= 1, 'a heartbeat acknowledged')
     const answer = rig.service.ask({ questions: [colour], wait: { callId: 'single-1' } })
     await until(() => rig?.component('single-1', { verb: 'choose', q: 0, o: 1 }), 'card posted')
     const record = await rig.press('single-1', { verb: 'choose', q: 0, o: 1 })

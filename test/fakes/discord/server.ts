@@ -140,6 +140,7 @@ export class FakeDiscord {
   private readonly sockets = new Set<WebSocket>()
   private readonly sessions = new Set<WebSocket>()
   private readonly sessionIds = new Set<string>()
+  private readonly dispatched: { s: number; frame: string }[] = []
   private readonly privateKey: KeyObject
   private readonly rules: RateLimitRule[] = []
   private readonly failures: FailureRule[] = []
@@ -773,13 +774,15 @@ export class FakeDiscord {
     return id
   }
 
-  /** RESUME of a known session: RESUMED (nothing was missed; dispatches only go to live sockets). */
+  /** RESUME of a known session: replay what was missed since the client's last sequence, then RESUMED. */
   private resume(socket: WebSocket, d: Json) {
     this.resumes++
     if (d.token !== this.token || !this.sessionIds.has(String(d.session_id))) {
       socket.send(JSON.stringify({ op: 9, d: false, s: null, t: null }))
       return
     }
+    const seen = Number(d.seq ?? 0)
+    for (const entry of this.dispatched) if (entry.s > seen) socket.send(entry.frame)
     this.sessions.add(socket)
     socket.send(JSON.stringify({ op: 0, t: 'RESUMED', s: ++this.seq, d: {} }))
   }
@@ -868,9 +871,11 @@ export class FakeDiscord {
     )
   }
 
-  /** Send a dispatch to every identified session. */
+  /** Send a dispatch to every identified session (kept for replay on RESUME, as Discord does). */
   dispatch(t: string, d: unknown): void {
-    const frame = JSON.stringify({ op: 0, t, s: ++this.seq, d })
+    const s = ++this.seq
+    const frame = JSON.stringify({ op: 0, t, s, d })
+    this.dispatched.push({ s, frame })
     for (const socket of this.sessions) if (socket.readyState === WebSocket.OPEN) socket.send(frame)
   }
 
