@@ -158,6 +158,9 @@ export class ChatAnswerer {
     if (posted === 0) {
       throw new UserQuestionError('PROVIDER_ERROR', 'the question could not be posted to any destination')
     }
+    // A change that landed while copies were being posted found no post to update: catch up.
+    const now = await this.store.getCard<CardState>(card.callId)
+    if (now && JSON.stringify(now.state) !== JSON.stringify(card)) this.background(this.refresh(card.callId))
     return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
       const { signal } = request
       const finish = () => {
@@ -166,6 +169,8 @@ export class ChatAnswerer {
       }
       const onAbort = () => {
         finish()
+        // A restart is not a cancellation: the card stays as it is and keeps working afterwards.
+        if (this.service.closing === 'keep') return reject(signal.reason)
         const code = asUserQuestionError(signal.reason)?.code
         if (code === 'ASK_TIMED_OUT') this.background(this.setStatus(request.callId, 'continued'))
         else {

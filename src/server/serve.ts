@@ -8,7 +8,6 @@ import type { Router as RoutesRouter } from '../routing/types.js'
 import { UserQuestionService } from '../service/service.js'
 import { openStore } from '../store/index.js'
 import type { Store } from '../store/types.js'
-import { freezableStore } from './frozen-store.js'
 import { type BridgeHttpServer, createHttpServer, type HttpMount, type WebhookMount } from './http.js'
 import { Metrics } from './metrics.js'
 
@@ -88,7 +87,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
   // A bad routes file stops the start before anything is opened (RoutesError names every problem).
   const routes = options.routes ?? (config.ASKBRIDGE_ROUTES ? loadRoutes(config.ASKBRIDGE_ROUTES) : undefined)
   const raw = openStore(config.ASKBRIDGE_DB)
-  const { store, freeze } = freezableStore(raw)
+  const store = raw
   const service = new UserQuestionService({ store })
   let built: BuiltAdapters | undefined
   let chat: ChatAnswerer | undefined
@@ -164,9 +163,10 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
         closing ??= (async () => {
           log.info('askbridge is shutting down')
           h.stopIntake()
+          // A restart, not an ending: waiting calls stay open in the log, cards stay as they are.
+          await service.close({ keepCalls: true })
           // Adapters finish their acknowledgements and pending card updates here.
           await c.stop().catch((error: unknown) => log.error('stopping adapters failed', { error }))
-          freeze()
           await h.close()
           await raw.close()
           log.info('askbridge stopped')
@@ -177,8 +177,8 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
   } catch (error) {
     http?.stopIntake()
     await http?.close().catch(() => {})
+    await service.close({ keepCalls: true })
     await chat?.stop().catch(() => {})
-    freeze()
     await raw.close().catch(() => {})
     throw error
   }

@@ -86,7 +86,6 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
   private readonly waterfall = new Waterfall()
   private readonly waits = new Map<string, LiveWait>()
   private readonly flights = new Map<string, Flight>()
-  private closed = false
 
   constructor(options: UserQuestionServiceOptions) {
     super()
@@ -370,20 +369,30 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     return continued
   }
 
-  /** End every wait with ASK_ABORTED. The store stays open (its owner closes it). */
-  async close(): Promise<void> {
-    if (this.closed) return
-    this.closed = true
+  /**
+   * End every wait with ASK_ABORTED. The store stays open (its owner closes it).
+   * With `keepCalls` (a restart, not an ending) the calls are not dropped: the log keeps them as
+   * they were, so after the restart timed calls come back continued and blocking callers
+   * re-attach to their cards.
+   */
+  async close(options: { keepCalls?: boolean } = {}): Promise<void> {
+    if (this.closing) return
+    this.closing = options.keepCalls ? 'keep' : 'drop'
     const flights = [...this.flights.values()]
-    for (const f of flights)
-      f.controller.abort(new UserQuestionError('ASK_ABORTED', 'the service is closing'))
+    const message = options.keepCalls
+      ? 'the bridge is restarting; ask again with the same callId to re-attach'
+      : 'the service is closing'
+    for (const f of flights) f.controller.abort(new UserQuestionError('ASK_ABORTED', message))
     await Promise.allSettled(flights.map((f) => f.promise))
   }
+
+  /** Set once `close()` starts: `keep` when calls stay open for a restart. */
+  closing: 'keep' | 'drop' | undefined
 
   // ---- internals ----
 
   private validate(request: AskUserQuestionRequest, timed: boolean): void {
-    if (this.closed) throw new UserQuestionError('ASK_ABORTED', 'the service is closed')
+    if (this.closing) throw new UserQuestionError('ASK_ABORTED', 'the service is closed')
     if (request.signal?.aborted) throw aborted(request.signal)
     if (Array.isArray(request.questions) && request.questions.length === 0) {
       throw new UserQuestionError('EMPTY_QUESTIONS', 'the request has no questions')
@@ -438,6 +447,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
         return result
       } catch (error) {
         const failure = this.mapFailure(error, controller.signal)
+        if (this.closing === 'keep') throw failure // a restart: the call stays as the log has it
         await this.store.append({ type: 'dropped', callId, code: failure.code, message: failure.message })
         this.emit('dropped', callId, failure.code)
         throw failure

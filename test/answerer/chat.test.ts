@@ -71,6 +71,22 @@ describe('chat answerer', () => {
     for (const m of adapter.messagesFor('m')) expect(m.text).toContain(answer.answers[0]?.selected[0])
   })
 
+  it('a change that lands while a copy is being posted still reaches that copy', async () => {
+    const { service, adapter, agent, chat } = await setup()
+    // The platform is slow to answer the post; a click lands on the card meanwhile.
+    const post = adapter.post.bind(adapter)
+    adapter.post = async (card, destination) => {
+      await chat.host.handle({
+        callId: card.callId,
+        interaction: { id: 'early', actor: ann, action: { type: 'hold' }, at: 1 },
+      })
+      return post(card, destination)
+    }
+    void service.askTimed({ questions: [colour], agent }, 'slow-post', 60_000).catch(() => {})
+    await until(() => adapter.messagesFor('slow-post')[0]?.updates === 1, 'copy updated after the post')
+    await service.cancel('slow-post')
+  })
+
   it('one failing destination does not stop the others; none at all is PROVIDER_ERROR', async () => {
     const { service, adapter, agent, click } = await setup({ destinations: 2 })
     adapter.failPosts = 1

@@ -284,3 +284,22 @@ describe('attachWait', () => {
     expect(frames).toEqual([])
   })
 })
+
+describe('close for a restart', () => {
+  it('close({keepCalls}) ends waits with ASK_ABORTED but leaves the calls open in the log', async () => {
+    const { service } = makeService()
+    const agent = service.agents.register('a')
+    service.use(() => new Promise(() => {}))
+    const timed = service.askTimed({ questions: [colour], agent }, 't', 1000)
+    const blocking = service.ask({ questions: [colour], agent, wait: { callId: 'b' } })
+    await vi.advanceTimersByTimeAsync(0)
+    await service.close({ keepCalls: true })
+    await expect(timed).rejects.toMatchObject({
+      code: 'ASK_ABORTED',
+      message: expect.stringMatching(/re-attach/),
+    })
+    await expect(blocking).rejects.toMatchObject({ code: 'ASK_ABORTED' })
+    expect((await service.getCall('t'))?.state).toBe('open')
+    expect((await service.getCall('b'))?.state).toBe('open')
+  })
+})
