@@ -1,0 +1,17 @@
+/**
+ * askbridge as a library: the protocol, the service, the durable store and the chat answerer.
+ * Platform adapters are separate entry points (`askbridge/adapters/slack`, `/discord`, `/web`)
+ * so a harness loads only the SDKs it uses.
+ */
+export * from './answerer/adapter.js'
+export { ChatAnswerer, type ChatAnswererOptions } from './answerer/chat.js'
+export { applyInteraction, cardAnswer, newCard } from './card/apply.js'
+export { decodeComponentId, encodeComponentId } from './card/codec.js'
+export type * from './card/types.js'
+export { jsonLogger, type Logger, silentLogger } from './log.js'
+export * from './protocol/index.js'
+export { loadRoutes, routesRouter, validateRoutes } from './routing/routes.js'
+export type { RoutePlan, Router } from './routing/types.js'
+export * from './service/index.js'
+export { openStore, SqliteStore } from './store/index.js'
+export type { Store } from './store/types.js'
