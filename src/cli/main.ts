@@ -23,7 +23,7 @@ export interface MainIo {
   stderr: (text: string) => void
   stderrIsTty: boolean
   /**
-   * The adapters side of the composition root (adapters/web/compose.js). bin/askbridge.js
+   * The adapters side of the composition root (adapters/compose.js). bin/askbridge.js
    * passes it, so nothing under src/ imports an adapter.
    */
   buildAdapters?: BuildAdapters

@@ -28,7 +28,7 @@ export interface BuiltAdapters {
 }
 
 /**
- * Builds the configured adapters. It lives outside src/ (adapters/web/compose.ts) so the core
+ * Builds the configured adapters. It lives outside src/ (adapters/compose.ts) so the core
  * never imports a platform; bin/askbridge.js and the tests pass it in.
  */
 export type BuildAdapters = (input: {
@@ -42,7 +42,7 @@ export type BuildAdapters = (input: {
 export interface ServeOptions {
   /** Validated configuration (see `loadConfig`). */
   config: Config
-  /** The adapters side of the composition root (`buildAdapters` from adapters/web/compose.js). */
+  /** The adapters side of the composition root (`buildAdapters` from adapters/compose.js). */
   buildAdapters: BuildAdapters
   /** @default silent */
   logger?: Logger

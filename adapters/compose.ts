@@ -1,15 +1,15 @@
 /**
  * The adapters side of the composition root: `askbridge serve` (through bin/askbridge.js) hands
- * this to `serve()`, so nothing under src/ imports an adapter. It lives beside the web inbox, the
- * one adapter every bridge has. Slack and Discord load only when their credentials are set, so a
+ * this to `serve()`, so nothing under src/ imports an adapter. It lives at the top of the
+ * adapters folder beside every platform. Slack and Discord load only when their credentials are set, so a
  * bridge without them never loads their SDKs.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { ChatAdapter } from '../../src/answerer/adapter.js'
-import type { Destination } from '../../src/card/types.js'
-import type { WebhookMount } from '../../src/server/http.js'
-import type { BuildAdapters, BuiltAdapters } from '../../src/server/serve.js'
-import { WebAdapter } from './adapter.js'
+import type { ChatAdapter } from '../src/answerer/adapter.js'
+import type { Destination } from '../src/card/types.js'
+import type { WebhookMount } from '../src/server/http.js'
+import type { BuildAdapters, BuiltAdapters } from '../src/server/serve.js'
+import { WebAdapter } from './web/adapter.js'
 
 /** An adapter that may also take signed webhooks on the bridge's port. */
 type WithHttp = ChatAdapter & { handleHttp?: (req: IncomingMessage, res: ServerResponse) => Promise<void> }
@@ -27,7 +27,7 @@ export const buildAdapters: BuildAdapters = async ({
   const webhooks: WebhookMount[] = []
 
   if (config.SLACK_BOT_TOKEN) {
-    const { SlackAdapter } = await import('../slack/index.js')
+    const { SlackAdapter } = await import('./slack/index.js')
     const slack: WithHttp = new SlackAdapter({
       token: config.SLACK_BOT_TOKEN,
       ...(config.SLACK_APP_TOKEN ? { appToken: config.SLACK_APP_TOKEN } : {}),
@@ -48,7 +48,7 @@ export const buildAdapters: BuildAdapters = async ({
   }
 
   if (config.DISCORD_BOT_TOKEN) {
-    const { DiscordAdapter } = await import('../discord/index.js')
+    const { DiscordAdapter } = await import('./discord/index.js')
     const discord = new DiscordAdapter({
       token: config.DISCORD_BOT_TOKEN,
       ...(config.DISCORD_API_URL ? { apiUrl: config.DISCORD_API_URL } : {}),
