@@ -4,6 +4,7 @@ import type { CardHost, ChatAdapter, Destination } from '../../src/answerer/adap
 import { isLive } from '../../src/card/apply.js'
 import type { CardAction, CardState, Person } from '../../src/card/types.js'
 import { describeZodError } from '../../src/protocol/schemas.js'
+import { sendJson as send } from '../../src/server/api.js'
 import { readJson } from '../../src/server/body.js'
 import { errorResponse, HttpError } from '../../src/server/errors.js'
 import { Router } from '../../src/server/router.js'
@@ -244,20 +245,4 @@ export class WebAdapter implements ChatAdapter {
   private broadcast(event: string, data: unknown): void {
     for (const c of this.clients) c.send(event, data)
   }
-}
-
-function send(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const json = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(json),
-    'cache-control': 'no-store',
-    ...headers,
-  })
-  res.end(json)
 }
