@@ -426,7 +426,9 @@ export class ChatAnswerer {
       const next = change(current.state)
       if (!next) return false
       if ((await this.store.casCard(callId, current.version, next)) !== undefined) {
-        await this.store.audit({ callId, kind: `status:${next.status}` })
+        // Only lifecycle changes are audited as such; an escalation tier or a holder leaving is not one.
+        if (next.status !== current.state.status)
+          await this.store.audit({ callId, kind: `status:${next.status}` })
         this.background(this.refresh(callId))
         return true
       }
