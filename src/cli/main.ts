@@ -164,16 +164,40 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
 }
 
 async function runAudit(argv: string[], io: MainIo): Promise<number> {
-  let values: { 'call-id'?: string | undefined; since?: string | undefined; url?: string | undefined }
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(
+      'usage: askbridge audit [--call ID] [--since TIME] [--url URL]\n\n' +
+        'Prints the audit log as JSON lines (GET /v1/audit). --call-id is the same as --call;\n' +
+        '--since takes an ISO date or epoch milliseconds.\n',
+    )
+    return 0
+  }
+  let values: {
+    call?: string | undefined
+    'call-id'?: string | undefined
+    since?: string | undefined
+    url?: string | undefined
+  }
   try {
     values = parseArgs({
       args: argv,
-      options: { 'call-id': { type: 'string' }, since: { type: 'string' }, url: { type: 'string' } },
+      options: {
+        call: { type: 'string' },
+        // The first name this flag had; kept so existing scripts keep working.
+        'call-id': { type: 'string' },
+        since: { type: 'string' },
+        url: { type: 'string' },
+      },
     }).values
   } catch (error) {
     io.stderr(`askbridge audit: ${(error as Error).message}\n`)
     return 2
   }
+  if (values.call !== undefined && values['call-id'] !== undefined && values.call !== values['call-id']) {
+    io.stderr('askbridge audit: --call and --call-id name different calls; give one\n')
+    return 2
+  }
+  const callId = values.call ?? values['call-id']
   let since: number | undefined
   if (values.since !== undefined) {
     since = /^\d+$/.test(values.since) ? Number(values.since) : Date.parse(values.since)
@@ -192,18 +216,13 @@ async function runAudit(argv: string[], io: MainIo): Promise<number> {
   })
   try {
     const { events } = await client.audit({
-      ...(values['call-id'] === undefined ? {} : { callId: values['call-id'] }),
+      ...(callId === undefined ? {} : { callId }),
       ...(since === undefined ? {} : { since }),
     })
     for (const e of events) io.stdout(`${JSON.stringify(e)}\n`)
     return 0
   } catch (error) {
-    if (
-      error instanceof BridgeError &&
-      error.status === 404 &&
-      error.code === 'NOT_FOUND' &&
-      !values['call-id']
-    ) {
+    if (error instanceof BridgeError && error.status === 404 && error.code === 'NOT_FOUND' && !callId) {
       io.stderr('askbridge audit: this bridge has no audit endpoint (GET /v1/audit)\n')
       return 1
     }
