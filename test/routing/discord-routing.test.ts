@@ -1,0 +1,237 @@
+/**
+ * Routing through the real Discord adapter (the real discord.js Client) and the fake Discord:
+ * responders by role, role mentions that ping exactly the configured role, and an escalation tier
+ * that mirrors the card into a second channel. The real ChatAnswerer and service on SQLite, a
+ * routes file validated like ASKBRIDGE_ROUTES, and a clock the test controls.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { DiscordAdapter } from '../../adapters/discord/index.js'
+import { ChatAnswerer } from '../../src/answerer/chat.js'
+import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
+import type { AskUserQuestionItem } from '../../src/protocol/types.js'
+import { routesRouter, validateRoutes } from '../../src/routing/routes.js'
+import { UserQuestionService } from '../../src/service/service.js'
+import { openStore } from '../../src/store/index.js'
+import {
+  FakeDiscord,
+  type FakeUser,
+  type InteractionRecord,
+  type StoredMessage,
+} from '../fakes/discord/server.js'
+import { until } from '../helpers/service.js'
+
+const CHANNEL = '110000000000000003'
+const ESCALATION_CHANNEL = '110000000000000005'
+const RELEASERS = '110000000000000010'
+const PAGER = '110000000000000011'
+
+/** A guild member with no role, one with the releasers' role, one with only the pager role. */
+const alice: FakeUser = { id: '210000000000000001', username: 'alice', global_name: 'Alice' }
+const rita: FakeUser = {
+  id: '210000000000000003',
+  username: 'rita',
+  global_name: 'Rita',
+  roles: [RELEASERS],
+}
+const pete: FakeUser = { id: '210000000000000004', username: 'pete', global_name: 'Pete', roles: [PAGER] }
+
+const release: AskUserQuestionItem = {
+  id: 'release',
+  question: 'Promote build 812 to the live branch?',
+  detail: 'Fixes the matchmaking crash.',
+  options: [{ label: 'Approve' }, { label: 'Reject' }],
+  intent: { kind: 'approval', approve: 'Approve', reject: 'Reject' },
+}
+
+const ROUTES = validateRoutes({
+  routes: [
+    {
+      name: 'release-gate',
+      match: { intent: 'approval', agentId: 'build-*' },
+      destinations: [{ platform: 'discord', channel: CHANNEL, mention: [`role:${RELEASERS}`] }],
+      responders: { discord: { roles: [RELEASERS] } },
+      escalation: [
+        {
+          after: '15m',
+          mention: [`role:${PAGER}`],
+          destinations: [{ platform: 'discord', channel: ESCALATION_CHANNEL }],
+        },
+      ],
+    },
+  ],
+})
+const NOT_ALLOWED = 'You are not one of the people who may answer this question.'
+const MINUTE = 60_000
+
+const cleanups: Array<() => Promise<void> | void> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+/**
+ * The fake Discord models one guild channel; escalation needs a second text channel in the same
+ * guild. The fake keeps its channels in a private map, so register one there (read only here: the
+ * fake's file belongs to the Discord adapter's tests).
+ */
+function addGuildChannel(fake: FakeDiscord, id: string): void {
+  const channels = (
+    fake as unknown as { channels: Map<string, { id: string; type: number; guild?: string }> }
+  ).channels
+  channels.set(id, { id, type: 0, guild: fake.guildId })
+}
+
+async function start() {
+  let t = 1_700_000_000_000
+  const clock = { now: () => t, advance: (ms: number) => (t += ms) }
+  const fake = await new FakeDiscord({ channelId: CHANNEL }).start()
+  cleanups.push(() => fake.close())
+  addGuildChannel(fake, ESCALATION_CHANNEL)
+  const store = openStore('memory')
+  const service = new UserQuestionService({ store, now: clock.now })
+  const adapter = new DiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl })
+  const chat = new ChatAnswerer({
+    service,
+    adapters: [adapter],
+    router: routesRouter(ROUTES, [{ platform: 'discord', channel: CHANNEL }]),
+    now: clock.now,
+    escalationIntervalMs: 0,
+  })
+  service.use(chat.answerer)
+  await chat.start()
+  cleanups.push(async () => {
+    await service.close()
+    await chat.stop()
+    await store.close()
+  })
+
+  /** The call's messages in the fake, in posting order, across every channel. */
+  const messages = (callId: string): StoredMessage[] =>
+    [...fake.messages.values()].filter((m) => m.history.some((body) => componentsOf(body, callId).length > 0))
+
+  /** `user` presses the `verb` button on the first of the call's messages in `channel`. */
+  const press = async (callId: string, verb: ComponentRef['verb'], user: FakeUser, channel = CHANNEL) => {
+    for (const message of messages(callId).filter((m) => m.channel_id === channel)) {
+      const found = componentsOf(message, callId).find((c) => c.ref.verb === verb)
+      if (!found) continue
+      const record = await fake.click(message.id, found.customId, user)
+      await responded(record)
+      return record
+    }
+    throw new Error(`no live ${verb} button on ${callId} in ${channel}`)
+  }
+  const live = (callId: string) => messages(callId).some((m) => componentsOf(m, callId).length > 0)
+  return { fake, clock, store, service, adapter, chat, messages, press, live }
+}
+
+function componentsOf(message: { components?: unknown }, callId: string) {
+  const rows = (message.components as { components?: Record<string, unknown>[] }[] | undefined) ?? []
+  return rows.flatMap((row) =>
+    (row.components ?? []).flatMap((c) => {
+      const ref = decodeComponentId(String(c.custom_id))
+      return ref?.callId === callId ? [{ customId: String(c.custom_id), ref }] : []
+    }),
+  )
+}
+
+async function responded(record: InteractionRecord): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no interaction response; fake errors: ${JSON.stringify(record.errors)}`)),
+      8000,
+    )
+  })
+  try {
+    await Promise.race([record.responded, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+describe('Discord routing by role', () => {
+  it('mentions exactly the route’s role; a member without it is refused privately; a member with it approves', async () => {
+    const d = await start()
+    const asking = d.service.ask({
+      questions: [release],
+      agent: d.service.agents.register('build-bot'),
+      wait: { callId: 'rel' },
+    })
+    asking.catch(() => {})
+    const [card] = await until(() => {
+      const m = d.messages('rel')
+      return m.length === 1 ? m : undefined
+    }, 'card posted')
+    expect(card?.channel_id).toBe(CHANNEL)
+    expect(card?.content).toContain(`<@&${RELEASERS}>`)
+    expect(card?.allowed_mentions).toEqual({ parse: [], roles: [RELEASERS] })
+
+    const edits = card?.history.length
+    const refused = await d.press('rel', 'approve', alice)
+    expect(refused.response).toMatchObject({ type: 4, data: { flags: 64, content: NOT_ALLOWED } })
+    expect(d.fake.notices.get(alice.id)).toEqual([NOT_ALLOWED])
+    expect((await d.chat.host.getCard('rel'))?.status).toBe('open')
+    await d.chat.refresh('rel')
+    expect(d.messages('rel')[0]?.history.length).toBe(edits)
+
+    await d.press('rel', 'approve', rita)
+    expect(await asking).toEqual({ answers: [{ id: 'release', selected: ['Approve'] }] })
+    await until(() => !d.live('rel'), 'buttons removed')
+    const [done] = d.messages('rel')
+    expect(JSON.stringify([done?.content, done?.embeds])).toMatch(/by Rita/)
+    // Edits keep the mention allowance to the one role (an edit re-renders the header).
+    expect(d.messages('rel')[0]?.allowed_mentions).toEqual({ parse: [], roles: [RELEASERS] })
+    expect(d.fake.rejected).toEqual([])
+  })
+
+  it('escalation mirrors the card into a second channel with the pager role; one approval completes both; the audit export matches', async () => {
+    const d = await start()
+    const asking = d.service.ask({
+      questions: [release],
+      agent: d.service.agents.register('build-bot'),
+      wait: { callId: 'esc' },
+    })
+    asking.catch(() => {})
+    await until(() => d.messages('esc').length === 1, 'card posted')
+
+    d.clock.advance(14 * MINUTE)
+    await d.chat.tick()
+    expect(d.messages('esc')).toHaveLength(1)
+    d.clock.advance(MINUTE)
+    await d.chat.tick()
+    await d.chat.tick()
+    const copies = d.messages('esc')
+    expect(copies.map((m) => m.channel_id)).toEqual([CHANNEL, ESCALATION_CHANNEL])
+    const mirrored = copies[1]
+    expect(mirrored?.content).toContain(`<@&${PAGER}>`)
+    expect(mirrored?.content).not.toContain(`<@&${RELEASERS}>`)
+    expect(mirrored?.allowed_mentions).toEqual({ parse: [], roles: [PAGER] })
+    expect(componentsOf(mirrored ?? {}, 'esc').map((c) => c.ref.verb)).toEqual(
+      componentsOf(copies[0] ?? {}, 'esc').map((c) => c.ref.verb),
+    )
+
+    // The pager role is mentioned, but only the releasers may answer.
+    const refused = await d.press('esc', 'approve', pete, ESCALATION_CHANNEL)
+    expect(refused.response).toMatchObject({ type: 4, data: { flags: 64, content: NOT_ALLOWED } })
+    await d.press('esc', 'approve', rita, ESCALATION_CHANNEL)
+    expect(await asking).toEqual({ answers: [{ id: 'release', selected: ['Approve'] }] })
+    await until(() => !d.live('esc'), 'no live buttons on either copy')
+    expect(d.fake.rejected).toEqual([])
+
+    const audit = await d.store.listAudit({ callId: 'esc' })
+    expect(
+      audit.map((e) => ({
+        kind: e.kind,
+        ...(e.actor ? { actor: e.actor.userId } : {}),
+        ...(e.refused ? { refused: e.code } : {}),
+      })),
+    ).toEqual([
+      { kind: 'asked' },
+      { kind: 'escalated' },
+      { kind: 'interaction', actor: pete.id, refused: 'not-allowed' },
+      { kind: 'interaction', actor: rita.id },
+      { kind: 'completed', actor: rita.id },
+    ])
+    expect(audit.find((e) => e.kind === 'escalated')?.detail).toEqual({ tier: 1, after: 15 * MINUTE })
+    expect(audit.filter((e) => e.kind === 'interaction').every((e) => e.platform === 'discord')).toBe(true)
+  })
+})
