@@ -68,8 +68,6 @@ export interface SlackAdapterOptions {
   serverPingTimeoutMs?: number
   /** Socket Mode: how long a pong may take, and the base delay before reconnecting. @default 5000 */
   clientPingTimeoutMs?: number
-  /** How long group memberships are cached for responder checks. @default 60000 */
-  groupCacheMs?: number
   /** Clock (tests). @default Date.now */
   now?: () => number
 }
@@ -119,7 +117,6 @@ export class SlackAdapter implements ChatAdapter {
   /** Coalesced updates not started yet, keyed `channel:firstTs`. */
   readonly #pendingUpdates = new Map<string, { card: CardState; promise: Promise<void> }>()
   readonly #inflight = new Set<Promise<unknown>>()
-  readonly #groups = new Map<string, { at: number; members: string[] }>()
 
   constructor(options: SlackAdapterOptions) {
     const botToken = options.botToken ?? options.token
@@ -292,15 +289,12 @@ export class SlackAdapter implements ChatAdapter {
     await this.#privateNotice(person.userId, text, isSlackRef(ref) ? { channel: ref.channel } : {})
   }
 
+  /** Members of a user group. Not cached here: the responder policy caches with one expiry. */
   async groupMembers(groupId: string): Promise<string[]> {
-    const cached = this.#groups.get(groupId)
-    if (cached && this.#now() - cached.at < (this.#options.groupCacheMs ?? 60_000)) return cached.members
     const result = await this.#queues.now('usergroups.users.list', () =>
       this.#client.usergroups.users.list({ usergroup: groupId }),
     )
-    const members = result.users ?? []
-    this.#groups.set(groupId, { at: this.#now(), members })
-    return members
+    return result.users ?? []
   }
 
   // ---- inbound ----

@@ -11,7 +11,7 @@ usage:
   askbridge serve             run the bridge: HTTP API, web inbox, configured adapters
   askbridge ask [options]     ask a question through a running bridge (askbridge ask --help)
   askbridge mcp               an MCP server on stdio (ask_user_question, get_question_replies)
-  askbridge audit [options]   print the audit log as JSON lines (--call-id ID, --since TIME)
+  askbridge audit [options]   print the audit log as JSON lines (--call ID, --since TIME)
   askbridge --version
 
 configuration: environment variables or a .env file (see .env.example)`

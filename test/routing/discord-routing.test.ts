@@ -73,19 +73,12 @@ afterEach(async () => {
  * guild. The fake keeps its channels in a private map, so register one there (read only here: the
  * fake's file belongs to the Discord adapter's tests).
  */
-function addGuildChannel(fake: FakeDiscord, id: string): void {
-  const channels = (
-    fake as unknown as { channels: Map<string, { id: string; type: number; guild?: string }> }
-  ).channels
-  channels.set(id, { id, type: 0, guild: fake.guildId })
-}
-
 async function start() {
   let t = 1_700_000_000_000
   const clock = { now: () => t, advance: (ms: number) => (t += ms) }
   const fake = await new FakeDiscord({ channelId: CHANNEL }).start()
   cleanups.push(() => fake.close())
-  addGuildChannel(fake, ESCALATION_CHANNEL)
+  fake.addChannel(ESCALATION_CHANNEL)
   const store = openStore('memory')
   const service = new UserQuestionService({ store, now: clock.now })
   const adapter = new DiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl })

@@ -159,6 +159,11 @@ export class FakeDiscord {
   private readonly waiters = new Set<() => void>()
   private readonly resolvers = new Map<string, (body: Json) => void>()
 
+  /** Another text channel in the guild (before the client connects, so GUILD_CREATE carries it). */
+  addChannel(id: string): void {
+    this.channels.set(id, { id, type: 0, guild: this.guildId })
+  }
+
   constructor(options: FakeDiscordOptions = {}) {
     this.token = options.token ?? 'discord-test-token'
     this.applicationId = this.snowflake()
