@@ -29,6 +29,9 @@ import { ChannelQueues, type LaneCall, type RateLimitOptions } from './queue.js'
 import { cardToMessages } from './render.js'
 import { boltLogger, createBoltApp, type SlackHttpReceiver } from './transport.js'
 
+/** Acknowledge a click by then at the latest, whatever is still running. */
+const ACK_BUDGET_MS = 2000
+
 export { decodePayload } from './decode.js'
 export { declineModal, otherModal } from './modal.js'
 export { escapeMrkdwn, markdownToMrkdwn } from './mrkdwn.js'
@@ -68,6 +71,11 @@ export interface SlackAdapterOptions {
   serverPingTimeoutMs?: number
   /** Socket Mode: how long a pong may take, and the base delay before reconnecting. @default 5000 */
   clientPingTimeoutMs?: number
+  /**
+   * How long a click may take to be applied before it is acknowledged anyway (Slack allows 3 s).
+   * @default 2000
+   */
+  ackBudgetMs?: number
   /** Clock (tests). @default Date.now */
   now?: () => number
 }
@@ -302,26 +310,42 @@ export class SlackAdapter implements ChatAdapter {
   #listen(): void {
     const ours = /^ab1\|/
     this.#app.action(ours, async ({ ack, body }) => {
-      await ack()
-      this.#track(this.#onBlockActions(body as unknown as BlockActionsPayload))
+      await this.#ackAfter(ack, this.#onBlockActions(body as unknown as BlockActionsPayload))
     })
     this.#app.view({ callback_id: ours, type: 'view_submission' }, async ({ ack, body }) => {
-      await ack()
-      this.#track(this.#onView(body as unknown as ViewPayload))
+      await this.#ackAfter(ack, this.#onView(body as unknown as ViewPayload))
     })
     this.#app.view({ callback_id: ours, type: 'view_closed' }, async ({ ack, body }) => {
-      await ack()
-      this.#track(this.#onView(body as unknown as ViewPayload))
+      await this.#ackAfter(ack, this.#onView(body as unknown as ViewPayload))
     })
     this.#app.error(async (error) => {
       this.#logger.error('Slack listener failed', { error })
     })
   }
 
-  #track(work: Promise<unknown>): void {
-    const guarded = work.catch((error: unknown) => this.#logger.error('Slack interaction failed', { error }))
+  /**
+   * Acknowledge once the interaction is applied (so what Slack was told is received is already
+   * in the store), but never later than the ack budget: a slow store or Web API finishes after
+   * the ack, within Slack's 3 seconds either way.
+   */
+  async #ackAfter(ack: () => Promise<void>, work: Promise<unknown>): Promise<void> {
+    const tracked = this.#track(work)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const budget = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.#options.ackBudgetMs ?? ACK_BUDGET_MS)
+    })
+    await Promise.race([tracked, budget])
+    clearTimeout(timer)
+    await ack()
+  }
+
+  #track(work: Promise<unknown>): Promise<void> {
+    const guarded = work
+      .then(() => undefined)
+      .catch((error: unknown) => this.#logger.error('Slack interaction failed', { error }))
     this.#inflight.add(guarded)
     void guarded.finally(() => this.#inflight.delete(guarded))
+    return guarded
   }
 
   async #onBlockActions(payload: BlockActionsPayload): Promise<void> {
