@@ -34,6 +34,8 @@ export interface ChatAnswererOptions {
 
 interface Waiter {
   resolve: (answer: AskUserQuestionAnswer) => void
+  /** Stop waiting without an answer (the ask failed before it could wait). */
+  drop: () => void
   signal: AbortSignal
 }
 
@@ -152,19 +154,36 @@ export class ChatAnswerer {
     if (plan.name === 'default' && this.router !== undefined) {
       this.log.debug('question goes to the default route', { callId: request.callId })
     }
-    const card = await this.openCard(request, plan, destinations)
-    if (card.status === 'answered' && card.result) return card.result
-    const posted = await this.postCopies(card, destinations)
-    if (posted === 0) {
-      throw new UserQuestionError('PROVIDER_ERROR', 'the question could not be posted to any destination')
+    // Wait first, then post: a click on the first copy while later copies are still being
+    // posted (or right after a re-attach finds the card) must find someone waiting.
+    const waiting = this.waitFor(request)
+    try {
+      const card = await this.openCard(request, plan, destinations)
+      if (card.status === 'answered' && card.result) {
+        this.waiters.get(request.callId)?.drop()
+        return card.result
+      }
+      const posted = await this.postCopies(card, destinations)
+      if (posted === 0) {
+        throw new UserQuestionError('PROVIDER_ERROR', 'the question could not be posted to any destination')
+      }
+      // A change that landed while copies were being posted found no post to update: catch up.
+      const now = await this.store.getCard<CardState>(card.callId)
+      if (now && JSON.stringify(now.state) !== JSON.stringify(card))
+        this.background(this.refresh(card.callId))
+    } catch (error) {
+      this.waiters.get(request.callId)?.drop()
+      throw error
     }
-    // A change that landed while copies were being posted found no post to update: catch up.
-    const now = await this.store.getCard<CardState>(card.callId)
-    if (now && JSON.stringify(now.state) !== JSON.stringify(card)) this.background(this.refresh(card.callId))
-    return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
+    return waiting
+  }
+
+  /** Register the waiting ask: resolved by a completion, rejected when its signal aborts. */
+  private waitFor(request: AnswererRequest): Promise<AskUserQuestionAnswer> {
+    const waiting = new Promise<AskUserQuestionAnswer>((resolve, reject) => {
       const { signal } = request
       const finish = () => {
-        this.waiters.delete(request.callId)
+        if (this.waiters.get(request.callId) === waiter) this.waiters.delete(request.callId)
         signal.removeEventListener('abort', onAbort)
       }
       const onAbort = () => {
@@ -179,16 +198,21 @@ export class ChatAnswerer {
         }
         reject(signal.reason)
       }
-      if (signal.aborted) return onAbort()
-      signal.addEventListener('abort', onAbort, { once: true })
-      this.waiters.set(request.callId, {
+      const waiter: Waiter = {
         signal,
         resolve: (answer) => {
           finish()
           resolve(answer)
         },
-      })
+        drop: finish,
+      }
+      if (signal.aborted) return onAbort()
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.waiters.set(request.callId, waiter)
     })
+    // Until it is returned, a rejection (an abort while posting) must not go unhandled.
+    waiting.catch(() => {})
+    return waiting
   }
 
   /** The card for this call: the live one (a re-attach, also after a restart) or a new one. */
@@ -341,9 +365,16 @@ export class ChatAnswerer {
     if (before.status === 'open' && waiter && !waiter.signal.aborted) {
       waiter.resolve(answer)
       // The window may close in the same instant: if the ask still ends pending, reply late.
+      // Not awaited: the person's click is applied and must not wait for the ask to unwind.
       const flight = this.service.inflight(card.agentId, card.callId)
-      const result = await flight?.catch(() => undefined)
-      if (result && 'pending' in result) await this.deliverLate(card, answer)
+      if (flight) {
+        this.background(
+          flight.then(
+            (result) => ('pending' in result ? this.deliverLate(card, answer) : undefined),
+            () => undefined,
+          ),
+        )
+      }
       return
     }
     await this.deliverLate(card, answer)

@@ -87,6 +87,24 @@ describe('chat answerer', () => {
     await service.cancel('slow-post')
   })
 
+  it('a click on the first copy while later copies are still being posted answers the ask', async () => {
+    const { service, adapter, agent, click, chat } = await setup({ destinations: 2 })
+    const post = adapter.post.bind(adapter)
+    let posts = 0
+    adapter.post = async (card, destination) => {
+      const ref = await post(card, destination)
+      // Someone answers the first copy before the second one is out.
+      if (++posts === 1) {
+        void click(card.callId, 'Red', ann)
+        await until(async () => (await chat.host.getCard(card.callId))?.status === 'answered', 'answered')
+      }
+      return ref
+    }
+    await expect(service.ask({ questions: [colour], agent, wait: { callId: 'quick' } })).resolves.toEqual({
+      answers: [{ id: 'colour', selected: ['Red'] }],
+    })
+  })
+
   it('one failing destination does not stop the others; none at all is PROVIDER_ERROR', async () => {
     const { service, adapter, agent, click } = await setup({ destinations: 2 })
     adapter.failPosts = 1
