@@ -151,9 +151,6 @@ export class ChatAnswerer {
     const plan = this.router.resolve(request)
     const destinations = plan.destinations.filter((d) => this.adapters.has(d.platform))
     if (destinations.length === 0) return next()
-    if (plan.name === 'default' && this.router !== undefined) {
-      this.log.debug('question goes to the default route', { callId: request.callId })
-    }
     // Wait first, then post: a click on the first copy while later copies are still being
     // posted (or right after a re-attach finds the card) must find someone waiting.
     const waiting = this.waitFor(request)
