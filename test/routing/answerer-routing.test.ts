@@ -2,12 +2,12 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ChatAnswerer } from '../../src/answerer/chat.js'
 import type { Person } from '../../src/card/types.js'
-import type { AskUserQuestionItem } from '../../src/protocol/types.js'
-import { routesRouter, validateRoutes } from '../../src/routing/routes.js'
+import { routesRouter } from '../../src/routing/routes.js'
 import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
 import type { Store } from '../../src/store/types.js'
 import { MemoryAdapter } from '../fakes/memory-adapter.js'
+import { deployApproval, manualClock, onCallRoutes } from '../helpers/routing.js'
 import { tempDir, until } from '../helpers/service.js'
 
 const lead: Person = { platform: 'slack', userId: 'U0LEAD', name: 'Lead' }
@@ -15,41 +15,10 @@ const oncall1: Person = { platform: 'slack', userId: 'U0ONCALL1', name: 'Ona' }
 const oncall2: Person = { platform: 'slack', userId: 'U0ONCALL2', name: 'Otto' }
 const stranger: Person = { platform: 'slack', userId: 'U0STRANGE', name: 'Stranger' }
 
-const deploy: AskUserQuestionItem = {
-  id: 'deploy',
-  question: 'Deploy 4f2c1 to production?',
-  header: 'Prod',
-  detail: 'Changelog',
-  options: [{ label: 'Approve' }, { label: 'Reject' }],
-  intent: { kind: 'approval', approve: 'Approve', reject: 'Reject' },
-}
-
-const routes = validateRoutes({
-  routes: [
-    {
-      name: 'prod-approvals',
-      match: { intent: 'approval', agentId: 'deploy-*' },
-      destinations: [{ platform: 'slack', channel: 'C0123ONCALL', mention: ['subteam:S0ONCALL'] }],
-      responders: { slack: { users: ['U0LEAD'], groups: ['S0ONCALL'] } },
-      quorum: 2,
-      excludeRequester: true,
-      escalation: [
-        { after: '10m', mention: ['subteam:S0SECONDARY'] },
-        { after: '30m', destinations: [{ platform: 'slack', channel: 'C0MANAGERS' }] },
-      ],
-    },
-  ],
-})
-
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
-
-function clock(start = 1_000_000) {
-  let t = start
-  return { now: () => t, advance: (ms: number) => (t += ms) }
-}
 
 async function setup(
   options: { store?: Store; now?: () => number; groupTtlMs?: number; adapter?: MemoryAdapter } = {},
@@ -62,7 +31,7 @@ async function setup(
   const chat = new ChatAnswerer({
     service,
     adapters: [adapter],
-    router: routesRouter(routes, [{ platform: 'slack', channel: 'C0DEFAULT' }]),
+    router: routesRouter(onCallRoutes, [{ platform: 'slack', channel: 'C0DEFAULT' }]),
     now,
     escalationIntervalMs: 0,
     ...(options.groupTtlMs === undefined ? {} : { groupTtlMs: options.groupTtlMs }),
@@ -85,7 +54,7 @@ describe('allowed responders, quorum and requester exclusion', () => {
   it('an unauthorized click on an approval is refused privately, changes nothing and is audited', async () => {
     const { service, adapter, press, chat, store } = await setup()
     const agent = service.agents.register('deploy-api')
-    void service.ask({ questions: [deploy], agent, wait: { callId: 'gate' } }).catch(() => {})
+    void service.ask({ questions: [deployApproval], agent, wait: { callId: 'gate' } }).catch(() => {})
     await until(() => adapter.messagesFor('gate').length === 1, 'posted')
     const before = await chat.host.getCard('gate')
     const outcome = await press('gate', stranger, 'approve')
@@ -108,7 +77,7 @@ describe('allowed responders, quorum and requester exclusion', () => {
   it('2-of-3 quorum: a repeated approver counts once, the card shows progress, the second distinct approver completes', async () => {
     const { service, adapter, press } = await setup()
     const agent = service.agents.register('deploy-api')
-    const asking = service.ask({ questions: [deploy], agent, wait: { callId: 'q2' } })
+    const asking = service.ask({ questions: [deployApproval], agent, wait: { callId: 'q2' } })
     await until(() => adapter.messagesFor('q2').length === 1, 'posted')
     expect(await press('q2', oncall1, 'approve')).toMatchObject({
       ok: true,
@@ -126,7 +95,7 @@ describe('allowed responders, quorum and requester exclusion', () => {
   it('one reject ends it', async () => {
     const { service, adapter, press } = await setup()
     const agent = service.agents.register('deploy-api')
-    const asking = service.ask({ questions: [deploy], agent, wait: { callId: 'rej' } })
+    const asking = service.ask({ questions: [deployApproval], agent, wait: { callId: 'rej' } })
     await until(() => adapter.messagesFor('rej').length === 1, 'posted')
     await press('rej', oncall1, 'approve')
     await press('rej', oncall2, 'reject')
@@ -138,17 +107,17 @@ describe('allowed responders, quorum and requester exclusion', () => {
     const agent = service.agents.register('deploy-api', {
       requester: { platform: 'slack', userId: 'U0ONCALL1' },
     })
-    void service.ask({ questions: [deploy], agent, wait: { callId: 'self' } }).catch(() => {})
+    void service.ask({ questions: [deployApproval], agent, wait: { callId: 'self' } }).catch(() => {})
     await until(() => adapter.messagesFor('self').length === 1, 'posted')
     expect(await press('self', oncall1, 'approve')).toMatchObject({ ok: false })
     expect(await press('self', oncall2, 'approve')).toMatchObject({ ok: true })
   })
 
   it('a group membership change is honoured after the cache expires', async () => {
-    const c = clock()
+    const c = manualClock()
     const { service, adapter, press } = await setup({ now: c.now, groupTtlMs: 60_000 })
     const agent = service.agents.register('deploy-api')
-    void service.ask({ questions: [deploy], agent, wait: { callId: 'grp' } }).catch(() => {})
+    void service.ask({ questions: [deployApproval], agent, wait: { callId: 'grp' } }).catch(() => {})
     await until(() => adapter.messagesFor('grp').length === 1, 'posted')
     const newcomer: Person = { platform: 'slack', userId: 'U0NEWBIE', name: 'Newbie' }
     expect(await press('grp', newcomer, 'approve')).toMatchObject({ ok: false })
@@ -168,10 +137,10 @@ describe('allowed responders, quorum and requester exclusion', () => {
 
 describe('escalation', () => {
   it('fires each tier at the right time, mirroring the card; the first answer anywhere completes it everywhere', async () => {
-    const c = clock()
+    const c = manualClock()
     const { service, adapter, chat, press, store } = await setup({ now: c.now })
     const agent = service.agents.register('deploy-api')
-    const asking = service.ask({ questions: [deploy], agent, wait: { callId: 'night' } })
+    const asking = service.ask({ questions: [deployApproval], agent, wait: { callId: 'night' } })
     await until(() => adapter.messagesFor('night').length === 1, 'posted')
     c.advance(9 * 60_000)
     await chat.tick()
@@ -208,10 +177,10 @@ describe('escalation', () => {
     const { dir, cleanup } = tempDir()
     cleanups.push(cleanup)
     const file = join(dir, 'askbridge.db')
-    const c = clock()
+    const c = manualClock()
     const first = await setup({ store: openStore(file), now: c.now })
     const agent = first.service.agents.register('deploy-api')
-    void first.service.ask({ questions: [deploy], agent, wait: { callId: 'night' } }).catch(() => {})
+    void first.service.ask({ questions: [deployApproval], agent, wait: { callId: 'night' } }).catch(() => {})
     await until(() => first.adapter.messagesFor('night').length === 1, 'posted')
     c.advance(5 * 60_000)
     await first.chat.tick()
@@ -231,7 +200,7 @@ describe('escalation', () => {
     expect(adapter.messagesFor('night')).toHaveLength(3)
     // The blocking ask re-attaches; the original card still takes the approvals.
     const again = second.service.ask({
-      questions: [deploy],
+      questions: [deployApproval],
       agent: second.service.agents.register('deploy-api'),
       wait: { callId: 'night' },
     })

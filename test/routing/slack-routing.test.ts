@@ -1,6 +1,6 @@
 /**
  * Routing through the real Slack adapter (real Bolt App over Socket Mode) and the fake Slack:
- * the deploy gate (scenario 2) and a night on call (scenario 6). A routes file validated like
+ * the deployApproval gate (scenario 2) and a night on call (scenario 6). A routes file validated like
  * ASKBRIDGE_ROUTES, the real ChatAnswerer and service on SQLite, and a clock the test controls.
  * People only use what is rendered on the fake's messages.
  */
@@ -9,12 +9,12 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { SlackAdapter } from '../../adapters/slack/index.js'
 import { ChatAnswerer } from '../../src/answerer/chat.js'
 import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
-import type { AskUserQuestionItem } from '../../src/protocol/types.js'
-import { routesRouter, validateRoutes } from '../../src/routing/routes.js'
+import { routesRouter } from '../../src/routing/routes.js'
 import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
 import type { Store } from '../../src/store/types.js'
 import { FakeSlack, type FakeUser, type StoredMessage } from '../fakes/slack/server.js'
+import { deployApproval, manualClock, onCallRoutes } from '../helpers/routing.js'
 import { tempDir, until } from '../helpers/service.js'
 import { blocksText } from '../slack/rig.js'
 
@@ -24,31 +24,6 @@ const otto: FakeUser = { id: 'U0OTTO', name: 'Otto' }
 const stranger: FakeUser = { id: 'U0STRANGER', name: 'Stranger' }
 const newbie: FakeUser = { id: 'U0NEWBIE', name: 'Newbie' }
 
-const deploy: AskUserQuestionItem = {
-  id: 'deploy',
-  question: 'Deploy 4f2c1 to production?',
-  header: 'Prod',
-  detail: 'Fixes the login bug.',
-  options: [{ label: 'Approve' }, { label: 'Reject' }],
-  intent: { kind: 'approval', approve: 'Approve', reject: 'Reject' },
-}
-
-const ROUTES = validateRoutes({
-  routes: [
-    {
-      name: 'prod-approvals',
-      match: { intent: 'approval', agentId: 'deploy-*' },
-      destinations: [{ platform: 'slack', channel: 'C0123ONCALL', mention: ['subteam:S0ONCALL'] }],
-      responders: { slack: { users: ['U0LEAD'], groups: ['S0ONCALL'] } },
-      quorum: 2,
-      excludeRequester: true,
-      escalation: [
-        { after: '10m', mention: ['subteam:S0SECONDARY'] },
-        { after: '30m', destinations: [{ platform: 'slack', channel: 'C0MANAGERS' }] },
-      ],
-    },
-  ],
-})
 const DEFAULTS = [{ platform: 'slack' as const, channel: 'C0DEFAULT' }]
 const NOT_ALLOWED = 'You are not one of the people who may answer this question.'
 const MINUTE = 60_000
@@ -58,11 +33,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-function clock(start = 1_700_000_000_000) {
-  let t = start
-  return { now: () => t, advance: (ms: number) => (t += ms) }
-}
-type Clock = ReturnType<typeof clock>
+type Clock = ReturnType<typeof manualClock>
 
 async function fakeSlack(): Promise<FakeSlack> {
   const fake = await FakeSlack.start({ pingIntervalMs: 1000 })
@@ -88,7 +59,7 @@ async function startBridge(fake: FakeSlack, store: Store, c: Clock, options: { g
   const chat = new ChatAnswerer({
     service,
     adapters: [adapter],
-    router: routesRouter(ROUTES, DEFAULTS),
+    router: routesRouter(onCallRoutes, DEFAULTS),
     now: c.now,
     escalationIntervalMs: 0,
     ...(options.groupTtlMs === undefined ? {} : { groupTtlMs: options.groupTtlMs }),
@@ -162,13 +133,13 @@ function asked<T>(promise: Promise<T>): Promise<T> {
 }
 const shown = (fake: FakeSlack, callId: string) => fake.messagesOf(callId).map((m) => blocksText(m.blocks))
 
-describe('Slack routing: the deploy gate', () => {
+describe('Slack routing: the deployApproval gate', () => {
   it('goes to the on-call channel with the group mention; a non-member is refused privately, changes nothing, and is audited', async () => {
     const fake = await fakeSlack()
-    const c = clock()
+    const c = manualClock(1_700_000_000_000)
     const b = await startBridge(fake, openStore('memory'), c)
     const agent = b.service.agents.register('deploy-api')
-    void b.service.ask({ questions: [deploy], agent, wait: { callId: 'gate' } }).catch(() => {})
+    void b.service.ask({ questions: [deployApproval], agent, wait: { callId: 'gate' } }).catch(() => {})
     const [card] = await until(() => {
       const m = fake.messagesOf('gate')
       return m.length === 1 ? m : undefined
@@ -202,7 +173,11 @@ describe('Slack routing: the deploy gate', () => {
 
     // Another agent's question does not match the route: the default channel, no mention.
     void b.service
-      .ask({ questions: [deploy], agent: b.service.agents.register('build-bot'), wait: { callId: 'other' } })
+      .ask({
+        questions: [deployApproval],
+        agent: b.service.agents.register('build-bot'),
+        wait: { callId: 'other' },
+      })
       .catch(() => {})
     const [other] = await until(() => {
       const m = fake.messagesOf('other')
@@ -215,11 +190,11 @@ describe('Slack routing: the deploy gate', () => {
 
   it('a change of group membership in Slack counts only after the answerer’s cache expires', async () => {
     const fake = await fakeSlack()
-    const c = clock()
+    const c = manualClock(1_700_000_000_000)
     // The answerer caches 2 minutes; the adapter's own cache (60 s) runs on the same clock.
     const b = await startBridge(fake, openStore('memory'), c, { groupTtlMs: 2 * MINUTE })
     const agent = b.service.agents.register('deploy-api')
-    void b.service.ask({ questions: [deploy], agent, wait: { callId: 'grp' } }).catch(() => {})
+    void b.service.ask({ questions: [deployApproval], agent, wait: { callId: 'grp' } }).catch(() => {})
     await until(() => fake.messagesOf('grp').length === 1, 'card posted')
     const lookups = () => fake.calls.filter((x) => x.method === 'usergroups.users.list' && x.ok).length
 
@@ -249,11 +224,11 @@ describe('Slack routing: the deploy gate', () => {
 
   it('quorum 2 of 3: the requester cannot approve, a repeated approver counts once, the card shows progress', async () => {
     const fake = await fakeSlack()
-    const b = await startBridge(fake, openStore('memory'), clock())
+    const b = await startBridge(fake, openStore('memory'), manualClock(1_700_000_000_000))
     const agent = b.service.agents.register('deploy-api', {
       requester: { platform: 'slack', userId: ona.id },
     })
-    const asking = asked(b.service.ask({ questions: [deploy], agent, wait: { callId: 'q2' } }))
+    const asking = asked(b.service.ask({ questions: [deployApproval], agent, wait: { callId: 'q2' } }))
     await until(() => fake.messagesOf('q2').length === 1, 'card posted')
 
     // Ona is in the on-call group, but she asked for this deploy.
@@ -285,10 +260,10 @@ describe('Slack routing: the deploy gate', () => {
 describe('Slack routing: a night on call', () => {
   it('tiers fire on the clock and mirror the card; the first answer anywhere completes every copy; the audit export tells the same story', async () => {
     const fake = await fakeSlack()
-    const c = clock()
+    const c = manualClock(1_700_000_000_000)
     const b = await startBridge(fake, openStore('memory'), c)
     const agent = b.service.agents.register('deploy-api')
-    const asking = asked(b.service.ask({ questions: [deploy], agent, wait: { callId: 'night' } }))
+    const asking = asked(b.service.ask({ questions: [deployApproval], agent, wait: { callId: 'night' } }))
     await until(() => fake.messagesOf('night').length === 1, 'card posted')
 
     c.advance(9 * MINUTE)
@@ -369,12 +344,12 @@ describe('Slack routing: a night on call', () => {
     cleanups.push(cleanup)
     const file = join(dir, 'askbridge.db')
     const fake = await fakeSlack()
-    const c = clock()
+    const c = manualClock(1_700_000_000_000)
 
     const first = await startBridge(fake, openStore(file), c)
     const ask = (b: typeof first) =>
       b.service.ask({
-        questions: [deploy],
+        questions: [deployApproval],
         agent: b.service.agents.register('deploy-api'),
         wait: { callId: 'night' },
       })
