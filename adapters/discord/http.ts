@@ -5,7 +5,7 @@
 import type { KeyObject } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { APIInteraction } from 'discord.js'
-import { verifyDiscordSignature } from './verify.js'
+import { type ReplayGuard, verifyDiscordSignature } from './verify.js'
 
 /** Interaction payloads are small; anything larger is not Discord. */
 const MAX_BODY = 1 << 20
@@ -32,19 +32,24 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value
 }
 
-/** The verified payload, or undefined after answering 405 / 413 / 401 / 400. */
+/**
+ * The verified payload, or undefined after answering 405 / 413 / 401 / 400. A bad or missing
+ * signature, a stale timestamp and a replayed request all get 401.
+ */
 export async function readInteractionRequest(
   req: IncomingMessage,
   res: ServerResponse,
   key: KeyObject,
+  guard: ReplayGuard,
 ): Promise<APIInteraction | undefined> {
   if (req.method !== 'POST') return fail(res, 405, 'method not allowed')
   const body = await readBody(req)
   if (!body) return fail(res, 413, 'payload too large')
   const signature = header(req, 'x-signature-ed25519')
   const timestamp = header(req, 'x-signature-timestamp')
-  if (!verifyDiscordSignature(key, signature, timestamp, body))
+  if (!signature || !timestamp || !verifyDiscordSignature(key, signature, timestamp, body))
     return fail(res, 401, 'invalid request signature')
+  if (!guard.admit(signature, timestamp)) return fail(res, 401, 'stale or replayed request')
   try {
     const payload = JSON.parse(body.toString('utf8')) as APIInteraction
     if (typeof payload !== 'object' || payload === null || typeof payload.type !== 'number')

@@ -21,12 +21,12 @@ import { declineModal, otherModal } from './modal.js'
 import { cardToDiscordMessages, type DiscordMessage } from './render.js'
 import { noticeText } from './text.js'
 import { DiscordTransport } from './transport.js'
-import { importPublicKey } from './verify.js'
+import { importPublicKey, ReplayGuard } from './verify.js'
 
 export { decodeInteraction, parseInteraction, toInbound } from './decode.js'
 export { declineModal, otherModal } from './modal.js'
 export { cardToDiscordMessages, type DiscordMessage, type RenderOptions } from './render.js'
-export { importPublicKey, verifyDiscordSignature } from './verify.js'
+export { importPublicKey, ReplayGuard, SIGNATURE_MAX_AGE_S, verifyDiscordSignature } from './verify.js'
 
 export interface DiscordAdapterOptions {
   /** Bot token (DISCORD_BOT_TOKEN). */
@@ -52,6 +52,8 @@ export interface DiscordAdapterOptions {
    */
   ackAfterMs?: number
   logger?: Logger
+  /** Clock for the HTTP interaction timestamp check (tests). @default Date.now */
+  now?: () => number
 }
 
 /** What `post` returns and `update` receives (stored as JSON by the answerer). */
@@ -97,6 +99,7 @@ export class DiscordAdapter implements ChatAdapter {
   private host: CardHost | undefined
   private readonly log: Logger
   private readonly key: KeyObject | undefined
+  private readonly replays: ReplayGuard
   private readonly gateway: boolean
   private readonly ackAfterMs: number
   /** Continuation messages posted by `update` beyond those in the stored ref, by first message id. */
@@ -115,6 +118,7 @@ export class DiscordAdapter implements ChatAdapter {
       logger: this.log,
     })
     this.key = options.publicKey ? importPublicKey(options.publicKey) : undefined
+    this.replays = new ReplayGuard(options.now)
     this.gateway = options.gateway ?? true
     this.ackAfterMs = options.ackAfterMs ?? 2000
   }
@@ -204,8 +208,8 @@ export class DiscordAdapter implements ChatAdapter {
   }
 
   /**
-   * HTTP interactions (`POST /discord/interactions`): Ed25519-verified, 401 on a bad signature,
-   * PING answered with PONG. The initial response is the HTTP reply.
+   * HTTP interactions (`POST /discord/interactions`): Ed25519-verified, 401 on a bad or missing
+   * signature and on a stale or replayed request, PING answered with PONG. The initial response is the HTTP reply.
    */
   async handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!this.key) {
@@ -214,7 +218,7 @@ export class DiscordAdapter implements ChatAdapter {
         .end('{"message":"HTTP interactions are off"}')
       return
     }
-    const payload = await readInteractionRequest(req, res, this.key)
+    const payload = await readInteractionRequest(req, res, this.key, this.replays)
     if (!payload) return
     let replied = false
     const reply = async (body: APIInteractionResponse) => {

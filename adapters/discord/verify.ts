@@ -36,3 +36,43 @@ export function verifyDiscordSignature(
     return false
   }
 }
+
+/**
+ * How far an HTTP interaction's `X-Signature-Timestamp` may be from our clock, in seconds. Discord
+ * delivers within seconds; a request signed longer ago is a recording being played back.
+ */
+export const SIGNATURE_MAX_AGE_S = 300
+
+/** Signatures remembered at most (a flood of valid requests cannot grow memory without bound). */
+const MAX_REMEMBERED = 100_000
+
+/**
+ * Refuses stale and replayed HTTP interactions. A valid signature only proves Discord signed the
+ * request once; without this, a captured request could be sent again at any later time.
+ * Use after `verifyDiscordSignature`, so only genuine requests are remembered.
+ */
+export class ReplayGuard {
+  /** Signature (lower-case hex) -> timestamp (s); insertion order is arrival order. */
+  private readonly seen = new Map<string, number>()
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly maxAgeS = SIGNATURE_MAX_AGE_S,
+  ) {}
+
+  /** True (and remembered) when the timestamp is fresh and this signature was not seen before. */
+  admit(signature: string, timestamp: string): boolean {
+    if (!/^\d{1,12}$/.test(timestamp)) return false
+    const at = Number(timestamp)
+    const now = this.now() / 1000
+    if (Math.abs(now - at) > this.maxAgeS) return false
+    for (const [key, ts] of this.seen) {
+      if (ts >= now - this.maxAgeS && this.seen.size < MAX_REMEMBERED) break
+      this.seen.delete(key)
+    }
+    const key = signature.toLowerCase()
+    if (this.seen.has(key)) return false
+    this.seen.set(key, at)
+    return true
+  }
+}

@@ -10,7 +10,7 @@ import {
 } from '../../adapters/discord/decode.js'
 import { declineModal, otherModal } from '../../adapters/discord/modal.js'
 import { clamp, escapeMentions, pickLocale, splitMarkdown } from '../../adapters/discord/text.js'
-import { importPublicKey, verifyDiscordSignature } from '../../adapters/discord/verify.js'
+import { importPublicKey, ReplayGuard, verifyDiscordSignature } from '../../adapters/discord/verify.js'
 import { newCard } from '../../src/card/apply.js'
 import { encodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
@@ -268,5 +268,24 @@ describe('Ed25519 verification', () => {
     expect(verifyDiscordSignature(key, 'zz', ts, body)).toBe(false)
     expect(verifyDiscordSignature(key, undefined, ts, body)).toBe(false)
     expect(() => importPublicKey('not-hex')).toThrow()
+  })
+})
+
+describe('stale and replayed HTTP interactions', () => {
+  const sig = 'ab'.repeat(64)
+  it('admits a timestamp up to 300 s either side of the clock, once', () => {
+    let now = 1_767_574_193_000
+    const guard = new ReplayGuard(() => now)
+    expect(guard.admit(sig, '1767573893')).toBe(true) // exactly 300 s old
+    expect(guard.admit(sig, '1767573893')).toBe(false) // replayed
+    expect(guard.admit(sig.toUpperCase(), '1767573893')).toBe(false) // same signature, other case
+    expect(guard.admit('cd'.repeat(64), '1767573892')).toBe(false) // 301 s old
+    expect(guard.admit('cd'.repeat(64), '1767574493')).toBe(true) // 300 s ahead
+    expect(guard.admit('ef'.repeat(64), '1767574494')).toBe(false) // 301 s ahead
+    expect(guard.admit('ef'.repeat(64), 'soon')).toBe(false)
+    expect(guard.admit('ef'.repeat(64), '')).toBe(false)
+    // Much later the old signature has been forgotten, but its timestamp is stale anyway.
+    now += 3_600_000
+    expect(guard.admit(sig, '1767573893')).toBe(false)
   })
 })

@@ -440,10 +440,24 @@ describe('Discord HTTP interactions (Ed25519)', () => {
       version: 1,
     })
     const ts = String(Math.floor(Date.now() / 1000))
-    expect(await rig.fake.postRaw(ping, rig.fake.signBody(ping, ts), ts)).toBe(200)
+    const signed = rig.fake.signBody(ping, ts)
+    expect(await rig.fake.postRawReply(ping, signed, ts)).toEqual({ status: 200, body: '{"type":1}' })
+    // The very same signed request again: a replay.
+    expect(await rig.fake.postRaw(ping, signed, ts)).toBe(401)
     expect(await rig.fake.postRaw(ping, rig.fake.signBody(ping, ts), String(Number(ts) + 1))).toBe(401)
     expect(await rig.fake.postRaw(ping, '00'.repeat(64), ts)).toBe(401)
     expect(await rig.fake.postRaw(ping, 'not-hex', ts)).toBe(401)
+    // Genuinely signed by Discord an hour ago: stale.
+    const old = String(Number(ts) - 3600)
+    expect(await rig.fake.postRaw(ping, rig.fake.signBody(ping, old), old)).toBe(401)
+    // Missing headers.
+    expect((await rig.fake.postRawReply(ping, undefined, ts)).status).toBe(401)
+    expect((await rig.fake.postRawReply(ping, signed, undefined)).status).toBe(401)
+    expect((await rig.fake.postRawReply(ping, undefined, undefined)).status).toBe(401)
+    // The body changed after signing.
+    const tampered = ping.replace('"type":1', '"type":2')
+    const fresh = String(Number(ts) + 2)
+    expect(await rig.fake.postRaw(tampered, rig.fake.signBody(ping, fresh), fresh)).toBe(401)
 
     const answer = rig.service.ask({ questions: [colour], wait: { callId: 'http-1' } })
     const found = await until(() => rig?.component('http-1', { verb: 'other', q: 0 }), 'card posted')
@@ -457,5 +471,12 @@ describe('Discord HTTP interactions (Ed25519)', () => {
     const submitted = await rig.fake.submitModal(opened, 'Purple', alice)
     expect(submitted.response).toEqual({ type: 6 })
     await expect(answer).resolves.toEqual({ answers: [{ id: 'colour', selected: [], custom: 'Purple' }] })
+    // A recorded genuine click played back later is refused before it reaches the card.
+    const click = rig.fake.prepareClick(found.message.id, found.customId, bob, { stale: true })
+    const body = JSON.stringify(click.payload)
+    const at = String(Math.floor(Date.now() / 1000))
+    const signature = rig.fake.signBody(body, at)
+    expect((await rig.fake.postRawReply(body, signature, at)).status).toBe(200)
+    expect(await rig.fake.postRaw(body, signature, at)).toBe(401)
   })
 })

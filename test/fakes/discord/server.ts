@@ -454,18 +454,21 @@ export class FakeDiscord {
 
   /** Send any body to the HTTP interactions URL with a chosen signature (for forged-request tests). */
   async postRaw(body: string, signature: string, timestamp: string): Promise<number> {
+    return (await this.postRawReply(body, signature, timestamp)).status
+  }
+
+  /** Like `postRaw`, leaving out a header when it is undefined, with the reply's body. */
+  async postRawReply(
+    body: string,
+    signature: string | undefined,
+    timestamp: string | undefined,
+  ): Promise<{ status: number; body: string }> {
     if (!this.interactionsUrl) throw new Error('interactionsUrl is not set')
-    const res = await fetch(this.interactionsUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-signature-ed25519': signature,
-        'x-signature-timestamp': timestamp,
-      },
-      body,
-    })
-    await res.arrayBuffer()
-    return res.status
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    if (signature !== undefined) headers['x-signature-ed25519'] = signature
+    if (timestamp !== undefined) headers['x-signature-timestamp'] = timestamp
+    const res = await fetch(this.interactionsUrl, { method: 'POST', headers, body })
+    return { status: res.status, body: await res.text() }
   }
 
   /** Sign a body with the application's key (as Discord does). */
