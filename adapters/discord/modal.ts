@@ -39,7 +39,7 @@ export function otherModal(card: CardState, qi: number): APIModalInteractionResp
     custom_id: encodeComponentId({ callId: card.callId, verb: 'form', q: qi }, L.customId),
     title: clamp(
       question.header
-        ? `${hasOptions ? 'Other: ' : ''}${question.header}`
+        ? `${hasOptions ? 'Other: ' : ''}${escapeMentions(question.header)}`
         : hasOptions
           ? 'Other answer'
           : 'Your answer',

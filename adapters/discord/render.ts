@@ -184,21 +184,24 @@ function questionEmbeds(
       if (intent.display.detail) detail = pickLocale(intent.display.detail, locale)
     }
     if (intent.subject) {
-      author = { name: clamp(intent.subject.name, L.embedAuthor) }
+      // Lengths are checked after escaping: the escape adds characters.
+      const name = escapeMentions(intent.subject.name)
+      author = { name: clamp(name, L.embedAuthor) }
       const icon = intent.subject.icon
       if (icon && /^https?:\/\/\S+$/.test(icon) && icon.length <= 2048) author.icon_url = icon
-      if (intent.subject.name.length > L.embedAuthor) body.push(`**${escapeInline(intent.subject.name)}**`)
+      if (name.length > L.embedAuthor) body.push(`**${escapeInline(intent.subject.name)}**`)
     }
   }
   if (question.header) {
-    if (!author && question.header.length <= L.embedAuthor) author = { name: question.header }
+    const header = escapeMentions(question.header)
+    if (!author && header.length <= L.embedAuthor && !header.includes('\n')) author = { name: header }
     else body.push(`**${escapeInline(question.header)}**`)
   }
   const multi = card.questions.length > 1
-  const numbered = multi ? `${qi + 1}. ${title}` : title
+  const numbered = escapeMentions(multi ? `${qi + 1}. ${title}` : title)
   let embedTitle: string | undefined
-  if (numbered.length <= L.embedTitle && !numbered.includes('\n')) embedTitle = escapeMentions(numbered)
-  else body.push(`**${escapeMentions(numbered)}**`)
+  if (numbered.length <= L.embedTitle && !numbered.includes('\n')) embedTitle = numbered
+  else body.push(`**${numbered}**`)
   if (detail) body.push(escapeMentions(detail))
   const list = optionList(question)
   if (list) body.push(list)
@@ -219,9 +222,7 @@ function optionList(question: AskUserQuestionItem): string | undefined {
   const options = question.options ?? []
   if (!options.length || question.intent?.kind === 'approval') return undefined
   const widgetMax = usesButtons(question) ? L.buttonLabel : L.selectOptionText
-  const needed = options.some(
-    (o) => o.description || o.label.length > widgetMax || (o.description?.length ?? 0) > L.selectOptionText,
-  )
+  const needed = options.some((o) => o.description || widgetText(o.label).length > widgetMax)
   if (!needed) return undefined
   return options
     .map((o, i) => {
@@ -259,6 +260,14 @@ function answerText(
   return `${lead} ${parts.join(' + ')}`
 }
 
+/**
+ * Agent text as shown in a component (button label, select option): plain text where Discord
+ * renders no mentions, escaped all the same so nothing even looks like a ping.
+ */
+function widgetText(text: string): string {
+  return escapeMentions(text)
+}
+
 function usesButtons(question: AskUserQuestionItem): boolean {
   const count = question.options?.length ?? 0
   return !question.multiSelect && count > 0 && count <= L.buttonsPerRow
@@ -278,7 +287,7 @@ function button(
   return {
     type: ComponentType.Button,
     custom_id: encodeComponentId(ref, L.customId),
-    label: clamp(label, L.buttonLabel) || '…',
+    label: clamp(widgetText(label), L.buttonLabel) || '…',
     style,
   }
 }
@@ -331,10 +340,10 @@ function questionRows(
     const slice = options.slice(page * L.selectOptions, (page + 1) * L.selectOptions)
     const choices: APISelectMenuOption[] = slice.map((o, i) => {
       const choice: APISelectMenuOption = {
-        label: clamp(o.label, L.selectOptionText) || '…',
+        label: clamp(widgetText(o.label), L.selectOptionText) || '…',
         value: String(page * L.selectOptions + i),
       }
-      if (o.description) choice.description = clamp(o.description, L.selectOptionText)
+      if (o.description) choice.description = clamp(widgetText(o.description), L.selectOptionText)
       if (selected.has(o.label)) choice.default = true
       return choice
     })

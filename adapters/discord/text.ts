@@ -11,7 +11,7 @@ const ZWSP = '\u200b'
  * stops pings; this also stops `@everyone` or `<@&role>` from *looking* like a ping.
  */
 export function escapeMentions(text: string): string {
-  return text.replace(/@(everyone|here)/g, `@${ZWSP}$1`).replace(/<(@[!&]?|#)(\d)/g, `<${ZWSP}$1$2`)
+  return text.replace(/@(everyone|here)/gi, `@${ZWSP}$1`).replace(/<(@[!&]?|#)(\d)/g, `<${ZWSP}$1$2`)
 }
 
 /** Escape markdown and mentions, for agent text shown inline (option labels in a list, names). */
@@ -102,8 +102,12 @@ export function pickLocale(text: LocalizedText, locale: string | undefined): str
   return text.en
 }
 
-/** A private notice fits one message (2000 characters); line breaks are kept. */
-export function noticeText(text: string): string {
+/**
+ * A private notice fits one message (2000 characters); line breaks are kept. Notices quote names
+ * and agent text, so mentions are escaped like everywhere else.
+ */
+export function noticeText(raw: string): string {
+  const text = escapeMentions(raw)
   if (text.length <= 2000) return text
   const cut = isHighSurrogate(text.charCodeAt(1998)) ? 1998 : 1999
   return `${text.slice(0, cut)}…`

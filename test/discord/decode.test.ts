@@ -9,7 +9,7 @@ import {
   snowflakeTime,
 } from '../../adapters/discord/decode.js'
 import { declineModal, otherModal } from '../../adapters/discord/modal.js'
-import { clamp, escapeMentions, pickLocale, splitMarkdown } from '../../adapters/discord/text.js'
+import { clamp, escapeMentions, noticeText, pickLocale, splitMarkdown } from '../../adapters/discord/text.js'
 import { importPublicKey, ReplayGuard, verifyDiscordSignature } from '../../adapters/discord/verify.js'
 import { newCard } from '../../src/card/apply.js'
 import { encodeComponentId } from '../../src/card/codec.js'
@@ -287,5 +287,26 @@ describe('stale and replayed HTTP interactions', () => {
     // Much later the old signature has been forgotten, but its timestamp is stale anyway.
     now += 3_600_000
     expect(guard.admit(sig, '1767573893')).toBe(false)
+  })
+})
+
+describe('modals and notices never look like a ping', () => {
+  it('escapes the modal title (from the header) and the question shown in it', () => {
+    const bait = '@everyone <@&987654321>'
+    const c = newCard({
+      callId: 'call-8',
+      agentId: 'a',
+      now: 0,
+      questions: [{ id: 'q', question: `Q ${bait}`, header: `H ${bait}`, options: [{ label: 'x' }] }],
+    })
+    for (const modal of [otherModal(c, 0), declineModal(c, 0)]) {
+      expect(validateModal(modal)).toEqual([])
+      expect(JSON.stringify(modal)).not.toMatch(/@everyone|<@&\d/)
+    }
+  })
+
+  it('escapes mentions in private notices', () => {
+    expect(noticeText('Already answered by <@&987654321> @here')).not.toMatch(/@here|<@&\d/)
+    expect(noticeText(`${'n'.repeat(1995)} @everyone`)).toHaveLength(2000)
   })
 })

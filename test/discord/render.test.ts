@@ -391,3 +391,104 @@ describe('cardToDiscordMessages: timed, approval, plan review, lifecycle', () =>
       if ('custom_id' in component) expect(component.custom_id.length).toBeLessThanOrEqual(100)
   })
 })
+
+describe('agent text never looks like a ping, anywhere it is rendered', () => {
+  const PING = /@everyone|@here|@EVERYONE|<@\d|<@&\d|<@!\d|<#\d/
+  const bait = '@everyone @here @EVERYONE <@123456789> <@&987654321> <@!42> <#555>'
+  /** Every string in the messages, wherever it sits (content, embeds, components). */
+  const strings = (value: unknown): string[] =>
+    typeof value === 'string'
+      ? [value]
+      : Array.isArray(value)
+        ? value.flatMap(strings)
+        : value && typeof value === 'object'
+          ? Object.values(value).flatMap(strings)
+          : []
+
+  it('in the question, detail, header, option labels and descriptions (buttons and selects)', () => {
+    for (const count of [2, 6]) {
+      const messages = render(
+        card([
+          {
+            id: 'q',
+            question: `Q ${bait}`,
+            header: `H ${bait}`,
+            detail: `D ${bait}`,
+            options: opts(count, (i) => ({ label: `L${i} ${bait}`, description: `d ${bait}` })),
+          },
+        ]),
+      )
+      for (const text of strings(messages)) expect(text).not.toMatch(PING)
+      expect(messages[0]?.embeds[0]?.author?.name).toContain('H @')
+    }
+  })
+
+  it('in approval subjects and localized display texts', () => {
+    const messages = render(
+      card([
+        {
+          id: 'deploy',
+          question: 'Deploy?',
+          options: [{ label: 'Approve' }, { label: 'Reject' }, { label: `Always ${bait}` }],
+          intent: {
+            kind: 'approval',
+            approve: 'Approve',
+            reject: 'Reject',
+            always: `Always ${bait}`,
+            subject: { name: `bot ${bait}` },
+            display: {
+              question: { en: `Deploy ${bait}` },
+              detail: { en: `Detail ${bait}` },
+              approve: { en: `OK ${bait}` },
+            },
+          },
+        },
+      ]),
+    )
+    for (const text of strings(messages)) expect(text).not.toMatch(PING)
+  })
+
+  it('in custom answers and names on finished cards, and batch drafts', () => {
+    const alice = { platform: 'discord', userId: '1', name: `Alice ${bait}` }
+    const questions: AskUserQuestionItem[] = [
+      { id: 'a', question: 'A', options: opts(2) },
+      { id: 'b', question: 'B' },
+    ]
+    const open = card(questions)
+    open.drafts = { b: { selected: [], custom: `draft ${bait}`, by: alice } }
+    const answered = card(questions, {
+      status: 'answered',
+      answeredBy: alice,
+      result: {
+        answers: [
+          { id: 'a', selected: ['Option 1'], custom: `custom ${bait}` },
+          { id: 'b', selected: [], custom: `why ${bait}` },
+        ],
+      },
+    })
+    for (const c of [open, answered]) for (const text of strings(render(c))) expect(text).not.toMatch(PING)
+    const cancelled = card(questions, { status: 'cancelled', closedReason: `stopped ${bait}` })
+    for (const text of strings(render(cancelled))) expect(text).not.toMatch(PING)
+  })
+
+  it('keeps an escaped title within 256 characters (a 256-character question with @everyone)', () => {
+    const question = `${'x'.repeat(247)}@everyone`
+    expect(question).toHaveLength(256)
+    const messages = render(card([{ id: 'q', question, options: opts(2) }]))
+    const embed = messages[0]?.embeds[0]
+    expect(embed?.title).toBeUndefined()
+    expect(embed?.description).toContain('x'.repeat(247))
+    const header = `${'h'.repeat(247)}@everyone`
+    const withHeader = render(card([{ id: 'q', question: 'Q', header, options: opts(2) }]))
+    expect(withHeader[0]?.embeds[0]?.author).toBeUndefined()
+    expect(allText(withHeader)).toContain('h'.repeat(247))
+  })
+
+  it('lists an 80-character label in the text when escaping pushes it past the button limit', () => {
+    const label = `${'l'.repeat(71)}@everyone`
+    expect(label).toHaveLength(80)
+    const messages = render(card([{ id: 'q', question: 'Pick', options: [{ label }, { label: 'b' }] }]))
+    expect(buttons(messages)[0]?.label).toHaveLength(80)
+    expect(allText(messages)).toContain('l'.repeat(71))
+  })
+})
