@@ -198,11 +198,9 @@ function questionUnit(
   const prefix = batch
     ? `*${index + 1}.${q.header ? ` ${escapeMrkdwn(truncatePlain(q.header, 300))}` : ''}*\n`
     : ''
+  // Split with the prefix in place: an escaped header can be 1,500 characters on its own.
   const text = markdownToMrkdwn(questionText(q, options.locale))
-  const chunks = splitMrkdwn(text, SECTION)
-  chunks.forEach((chunk, i) => {
-    head.push(section(i === 0 ? `${prefix}${chunk}` : chunk))
-  })
+  for (const chunk of splitMrkdwn(`${prefix}${text}`, SECTION)) head.push(section(chunk))
 
   const detail =
     intent?.kind === 'approval' ? (pickLocale(intent.display?.detail, options.locale) ?? q.detail) : q.detail

@@ -145,6 +145,23 @@ describe('text at the limits', () => {
     },
   )
 
+  it.each([2800, 2900, 2901, 10_000])(
+    'in a batch, a %i-character question under a long escaped header stays within 3000 per section',
+    (n) => {
+      // The numbered header prefix (up to 1000 characters of `<`, escaped 4x) goes before the text.
+      const question = Array.from({ length: n }, (_, i) => (i % 10 === 9 ? ' ' : 'q')).join('')
+      const m = render(
+        card([
+          { id: 'a', header: '<'.repeat(1000), question, options: options(2) },
+          { id: 'b', header: '&'.repeat(150), question, options: options(2) },
+        ]),
+      )
+      const shown = text(m).replace(/\s+/g, '')
+      expect(shown).toContain(question.replace(/\s+/g, ''))
+      expect(shown).toContain(`1.${'<'.repeat(299)}…`)
+    },
+  )
+
   it('a 200,000-character plan spans several messages, readable, with its buttons after it', () => {
     const paragraph = (i: number) =>
       `## Step ${i}\n\nDo thing number ${i} carefully & check <results>. ${'lorem '.repeat(60)}`
