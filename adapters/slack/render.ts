@@ -274,6 +274,11 @@ function selectOptions(
       value: String(k),
     }),
   )
+  return grouped(options)
+}
+
+/** Up to 100 options as they are; more in groups of 100 (Slack allows 100 groups). */
+function grouped(options: SlackOption[]): { options: SlackOption[]; groups?: SlackOptionGroup[] } {
   if (options.length <= SLACK_LIMITS.selectOptions) return { options }
   const groups: SlackOptionGroup[] = []
   for (let start = 0; start < options.length && groups.length < SLACK_LIMITS.optionGroups; start += 100) {
@@ -313,14 +318,12 @@ function controlBlocks(
         elements.push(button(id(callId, 'choose', index, k), optionText(o.label, k, numbered, 75)))
     } else {
       const { options } = selectOptions(q, numbered)
-      const rest = options
-        .filter((_, k) => opts[k]?.label !== intent.approve)
-        .slice(0, SLACK_LIMITS.selectOptions)
+      const rest = grouped(options.filter((_, k) => opts[k]?.label !== intent.approve))
       elements.push({
         type: 'static_select',
         action_id: id(callId, 'choose', index),
         placeholder: plain('Other responses…'),
-        options: rest,
+        ...(rest.groups ? { option_groups: rest.groups } : { options: rest.options }),
       })
     }
     elements.push(button(id(callId, 'decline'), 'Decline with feedback…', 'danger'))

@@ -409,6 +409,23 @@ describe('approval and plan review', () => {
     expect(elements(m)).toEqual([])
   })
 
+  it.each([101, 102, 500])('plan review with %i options: every other option is in the menu', (n) => {
+    const m = render(
+      card([
+        {
+          id: 'p',
+          question: 'Plan?',
+          options: options(n, (i) => (i === 0 ? 'Go' : `Alt ${i}`)),
+          intent: { kind: 'plan-review', approve: 'Go' },
+        },
+      ]),
+    )
+    const select = elements(m).find((e) => e.type === 'static_select')
+    if (select?.type !== 'static_select') throw new Error('no select')
+    const all = [...(select.options ?? []), ...(select.option_groups ?? []).flatMap((g) => g.options)]
+    expect(all.map((o) => o.value)).toEqual(Array.from({ length: n - 1 }, (_, i) => String(i + 1)))
+  })
+
   it('plan review with many options: approve, a menu of the rest, decline with feedback', () => {
     const m = render(
       card([
