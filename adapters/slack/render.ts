@@ -152,7 +152,8 @@ function cardTitle(card: CardState): string {
 function headUnit(card: CardState, options: RenderOptions): Unit {
   const blocks: Unit = []
   const mentions = mentionText(options.mentions)
-  if (mentions) blocks.push(section(mentions))
+  // Every configured mention must notify, so a long list continues in further sections.
+  if (mentions) for (const chunk of splitMrkdwn(mentions, SECTION)) blocks.push(section(chunk))
   const title = cardTitle(card)
   const header = truncatePlain(title, SLACK_LIMITS.headerText)
   blocks.push({ type: 'header', text: plain(header) })
@@ -166,7 +167,7 @@ function headUnit(card: CardState, options: RenderOptions): Unit {
     ...(card.responders?.slack?.groups ?? []).map((g) => `subteam:${g}`),
   ]
   if (slackResponders.length > 0) about.push(`Answerable by ${mentionText(slackResponders)}`)
-  blocks.push(context(about.join(' · ')))
+  blocks.push(context(truncateMrkdwn(about.join(' · '), SECTION)))
   return blocks
 }
 
@@ -478,7 +479,11 @@ function footUnit(card: CardState, live: boolean): Unit {
       lines.push('Answered elsewhere.')
       break
   }
-  if (lines.length > 0) blocks.push(context(...lines.slice(0, SLACK_LIMITS.contextElements)))
+  // Lists of people (holders, approvers) are unbounded; each line is one text object.
+  if (lines.length > 0) {
+    const shown = lines.slice(0, SLACK_LIMITS.contextElements).map((l) => truncateMrkdwn(l, SECTION))
+    blocks.push(context(...shown))
+  }
 
   if (live) {
     const elements: ActionElement[] = []

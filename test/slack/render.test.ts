@@ -238,6 +238,36 @@ describe('text at the limits', () => {
   })
 })
 
+describe('lists of people stay within a text object', () => {
+  const people = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      platform: 'slack',
+      userId: `U${String(i).padStart(9, '0')}`,
+    }))
+  const ids = (n: number) => people(n).map((p) => p.userId)
+
+  it.each([1, 400])('%i people holding, approving, answerable and mentioned', (n) => {
+    const q: AskUserQuestionItem = {
+      id: 'q',
+      question: 'Deploy?',
+      options: [{ label: 'yes' }, { label: 'no' }],
+      intent: { kind: 'approval', approve: 'yes', reject: 'no' },
+    }
+    const m = render(
+      card([q], {
+        deadline: NOW + 60_000,
+        holders: people(n),
+        quorum: n + 1,
+        approvals: people(n),
+        responders: { slack: { users: ids(n), groups: ids(n).map((u) => u.replace('U', 'S')) } },
+      }),
+      { mentions: ids(n).map((u) => `user:${u}`) },
+    )
+    expect(text(m)).toContain('Deploy?')
+    expect(text(m)).toContain(`${n} of ${n + 1} approvals`)
+  })
+})
+
 describe('safety', () => {
   it('agent text never produces a mention; configured mentions do', () => {
     const evil = '<!channel> <!here> <!everyone> <@U0BOSS> <!subteam^S0ALL> @here'
