@@ -1,6 +1,7 @@
 /** The fake Discord itself: it must refuse what Discord refuses, in Discord's shapes. */
 import { afterEach, describe, expect, it } from 'vitest'
 import { FakeDiscord } from '../fakes/discord/server.js'
+import { validateMessage, validateModal } from '../fakes/discord/validate.js'
 
 let fake: FakeDiscord | undefined
 afterEach(async () => {
@@ -107,6 +108,13 @@ describe('fake Discord', () => {
     expect((await call('POST', `/channels/${fake.channelId}/messages`, ok)).status).toBe(200)
   })
 
+  it('accepts every documented limit exactly and refuses one past it', () => {
+    const at = limitCases(0)
+    const past = limitCases(1)
+    for (const [name, body] of Object.entries(at)) expect(check(name, body), name).toEqual([])
+    for (const [name, body] of Object.entries(past)) expect(check(name, body), name).not.toEqual([])
+  })
+
   it('validates modals and refuses expired or reused interaction tokens', async () => {
     fake = await new FakeDiscord({ delivery: 'http' }).start()
     const sent = await call('POST', `/channels/${fake.channelId}/messages`, {
@@ -128,6 +136,17 @@ describe('fake Discord', () => {
     expect(badModal.body).toMatchObject({
       errors: { data: { title: expect.anything(), components: expect.anything() } },
     })
+    // Test policy: an ephemeral reply must not let Discord parse mentions either.
+    expect(
+      (
+        await call(
+          'POST',
+          `/interactions/${a.id}/${a.token}/callback`,
+          { type: 4, data: { content: 'no', flags: 64 } },
+          false,
+        )
+      ).status,
+    ).toBe(400)
     expect((await call('POST', `/interactions/${a.id}/${a.token}/callback`, { type: 6 }, false)).status).toBe(
       204,
     )
@@ -149,3 +168,96 @@ describe('fake Discord', () => {
     })
   })
 })
+
+type Json = Record<string, unknown>
+const am = { allowed_mentions: { parse: [] } }
+const button = (i: number, extra: Json = {}) => ({
+  type: 2,
+  style: 2,
+  label: 'b',
+  custom_id: `b${i}`,
+  ...extra,
+})
+const row = (components: Json[]) => ({ type: 1, components })
+const select = (n: number, extra: Json = {}, option: Json = {}) => ({
+  type: 3,
+  custom_id: 's',
+  options: Array.from({ length: n }, (_, i) => ({ label: `o${i}`, value: `v${i}`, ...option })),
+  ...extra,
+})
+const input = (extra: Json) => ({
+  type: 18,
+  label: 'Answer',
+  component: { type: 4, custom_id: 't', style: 2, ...extra },
+})
+const modal = (extra: Json = {}) => ({ custom_id: 'm', title: 'Title', components: [input({})], ...extra })
+
+/** Bodies at each limit (`over` = 0) or one past it (`over` = 1), PLATFORM-LIMITS.md section 2. */
+function limitCases(over: number): Record<string, Json> {
+  const n = (limit: number) => limit + over
+  const x = (limit: number) => 'x'.repeat(limit + over)
+  const embed = (extra: Json) => ({ embeds: [{ description: 'd', ...extra }], ...am })
+  return {
+    'message: action rows (5)': {
+      components: Array.from({ length: n(5) }, (_, i) => row([button(i)])),
+      ...am,
+    },
+    'message: buttons per row (5)': {
+      components: [row(Array.from({ length: n(5) }, (_, i) => button(i)))],
+      ...am,
+    },
+    'message: custom_id (100)': { components: [row([button(0, { custom_id: x(100) })])], ...am },
+    'message: button label (80)': { components: [row([button(0, { label: x(80) })])], ...am },
+    'message: select options (25)': { components: [row([select(n(25))])], ...am },
+    'message: select max_values (25)': {
+      components: [row([select(25, { max_values: n(25) })])],
+      ...am,
+    },
+    'message: select option label (100)': { components: [row([select(1, {}, { label: x(100) })])], ...am },
+    'message: select option value (100)': { components: [row([select(1, {}, { value: x(100) })])], ...am },
+    'message: select option description (100)': {
+      components: [row([select(1, {}, { description: x(100) })])],
+      ...am,
+    },
+    'message: select placeholder (150)': { components: [row([select(1, { placeholder: x(150) })])], ...am },
+    'message: content (2000)': { content: x(2000), ...am },
+    'message: embeds (10)': {
+      embeds: Array.from({ length: n(10) }, () => ({ description: 'd' })),
+      ...am,
+    },
+    'embed: title (256)': embed({ title: x(256) }),
+    'embed: description (4096)': embed({ description: x(4096) }),
+    'embed: fields (25)': embed({
+      fields: Array.from({ length: n(25) }, () => ({ name: 'n', value: 'v' })),
+    }),
+    'embed: field name (256)': embed({ fields: [{ name: x(256), value: 'v' }] }),
+    'embed: field value (1024)': embed({ fields: [{ name: 'n', value: x(1024) }] }),
+    'embed: footer (2048)': embed({ footer: { text: x(2048) } }),
+    'embed: author (256)': embed({ author: { name: x(256) } }),
+    'embed: 6000 in total': {
+      embeds: [
+        { title: 'x'.repeat(256), description: 'x'.repeat(4096) },
+        { description: 'x'.repeat(6000 - 256 - 4096 + over) },
+      ],
+      ...am,
+    },
+    'modal: custom_id (100)': modal({ custom_id: x(100) }),
+    'modal: title (45)': modal({ title: x(45) }),
+    'modal: components (5)': modal({
+      components: Array.from({ length: n(5) }, (_, i) => ({
+        ...input({}),
+        component: { ...input({}).component, custom_id: `t${i}` },
+      })),
+    }),
+    'modal: at least one component': modal({ components: over ? [] : [input({})] }),
+    'modal: text input max_length (4000)': modal({ components: [input({ max_length: n(4000) })] }),
+    'modal: text input value (4000)': modal({ components: [input({ value: x(4000) })] }),
+    'modal: text input placeholder (100)': modal({ components: [input({ placeholder: x(100) })] }),
+    'modal: label (45)': modal({ components: [{ ...input({}), label: x(45) }] }),
+    'modal: label description (100)': modal({ components: [{ ...input({}), description: x(100) }] }),
+  }
+}
+
+function check(name: string, body: Json) {
+  return name.startsWith('modal:') ? validateModal(body) : validateMessage(body, { strictMentions: true })
+}

@@ -671,7 +671,7 @@ export class FakeDiscord {
           ? []
           : [{ path: ['type'], code: 'INTERACTION_RESPONSE_TYPE_INVALID', message: 'PONG only answers PING' }]
       case 4:
-        return validateMessage(data, { strictMentions: false })
+        return validateMessage(data, { strictMentions: this.strictMentions })
       case 5:
       case 6:
         return []
