@@ -310,3 +310,39 @@ describe('modals and notices never look like a ping', () => {
     expect(noticeText(`${'n'.repeat(1995)} @everyone`)).toHaveLength(2000)
   })
 })
+
+describe('modal limits exactly and one past', () => {
+  const withHeader = (header: string, custom?: string) => {
+    const c = newCard({
+      callId: 'call-9',
+      agentId: 'a',
+      now: 0,
+      questions: [{ id: 'q', question: 'Q', header, options: [{ label: 'x' }] }],
+    })
+    if (custom !== undefined) c.drafts = { q: { selected: [], custom } }
+    return c
+  }
+
+  it('shows a 45-character title whole and shortens a 46-character one', () => {
+    // "Other: " is 7 characters.
+    const at = otherModal(withHeader('h'.repeat(38)), 0)
+    expect(at.title).toBe(`Other: ${'h'.repeat(38)}`)
+    expect(at.title).toHaveLength(45)
+    const past = otherModal(withHeader('h'.repeat(39)), 0)
+    expect(past.title).toHaveLength(45)
+    expect(past.title.endsWith('…')).toBe(true)
+    for (const modal of [at, past]) expect(validateModal(modal)).toEqual([])
+  })
+
+  it('prefills a 4000-character answer whole and keeps a longer one within the text input', () => {
+    const at = otherModal(withHeader('H', 'v'.repeat(4000)), 0)
+    const past = otherModal(withHeader('H', 'v'.repeat(4001)), 0)
+    for (const modal of [at, past]) {
+      expect(validateModal(modal)).toEqual([])
+      expect(modal.components.length).toBeGreaterThanOrEqual(1)
+      expect(modal.components.length).toBeLessThanOrEqual(5)
+    }
+    expect(JSON.stringify(at)).toContain(`"value":"${'v'.repeat(4000)}"`)
+    expect(JSON.stringify(past)).not.toContain('v'.repeat(4001))
+  })
+})

@@ -1,6 +1,6 @@
 import type { APIButtonComponentWithCustomId, APIStringSelectComponent } from 'discord.js'
 import { describe, expect, it } from 'vitest'
-import { cardToDiscordMessages, type DiscordMessage } from '../../adapters/discord/render.js'
+import { cardToDiscordMessages, type DiscordMessage, embedLength } from '../../adapters/discord/render.js'
 import { newCard } from '../../src/card/apply.js'
 import { decodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
@@ -490,5 +490,42 @@ describe('agent text never looks like a ping, anywhere it is rendered', () => {
     const messages = render(card([{ id: 'q', question: 'Pick', options: [{ label }, { label: 'b' }] }]))
     expect(buttons(messages)[0]?.label).toHaveLength(80)
     expect(allText(messages)).toContain('l'.repeat(71))
+  })
+})
+
+describe('cardToDiscordMessages: limits exactly and one past', () => {
+  it('fills exactly 5 action rows in one message (100 options + Other), and continues at 101', () => {
+    const at = render(card([{ id: 'q', question: 'Pick', options: opts(100) }]))
+    expect(at).toHaveLength(1)
+    expect(at[0]?.components).toHaveLength(5)
+    const past = render(card([{ id: 'q', question: 'Pick', options: opts(101) }]))
+    expect(past).toHaveLength(2)
+    expect(past.map((m) => m.components.length)).toEqual([5, 1])
+    expect(selects(past).flatMap((s) => s.options.map((o) => o.value))).toHaveLength(101)
+  })
+
+  it('shows a 100-character select label whole and lists a 101-character one in the text', () => {
+    const options = opts(6, (i) =>
+      i === 0 ? { label: 'a'.repeat(100) } : i === 1 ? { label: `${'b'.repeat(100)}C` } : {},
+    )
+    const messages = render(card([{ id: 'q', question: 'Pick', options }]))
+    const [select] = selects(messages)
+    expect(select?.options[0]?.label).toBe('a'.repeat(100))
+    expect(select?.options[1]?.label).toHaveLength(100)
+    expect(allText(messages)).toContain(`${'b'.repeat(100)}C`)
+  })
+
+  it('keeps a long plan within 10 embeds and 6000 characters per message, every step shown', () => {
+    const detail = Array.from({ length: 4000 }, (_, i) => `step ${i}`).join('\n')
+    const messages = render(
+      card([{ id: 'q', question: 'q'.repeat(256), header: 'h'.repeat(256), detail, options: opts(2) }]),
+    )
+    for (const m of messages) {
+      expect(m.embeds.length).toBeLessThanOrEqual(10)
+      expect(m.embeds.reduce((n, e) => n + embedLength(e), 0)).toBeLessThanOrEqual(6000)
+    }
+    const text = messages.flatMap((m) => m.embeds.map((e) => e.description ?? '')).join('\n')
+    const steps = text.split('\n').filter((line) => /^step \d+$/.test(line))
+    expect(steps).toEqual(detail.split('\n'))
   })
 })
