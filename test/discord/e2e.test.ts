@@ -480,3 +480,67 @@ describe('Discord HTTP interactions (Ed25519)', () => {
     expect(await rig.fake.postRaw(body, signature, at)).toBe(401)
   })
 })
+
+describe('Discord acknowledgements (the 3-second rule)', () => {
+  const batch: AskUserQuestionItem[] = [colour, { id: 'why', question: 'Why?' }]
+
+  /** A store a little slow to write (the same SQLite store, each write delayed). */
+  function slowWrites(current: DiscordRig, ms: number) {
+    const store = current.store
+    const cas = store.casCard.bind(store)
+    store.casCard = async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, ms))
+      return cas(...args)
+    }
+  }
+
+  it('when Discord gets the response, the click is already in the store', async () => {
+    rig = await discordRig()
+    void rig.service.ask({ questions: batch, wait: { callId: 'durable-1' } }).catch(() => {})
+    await until(() => rig?.component('durable-1', { verb: 'choose', q: 0, o: 1 }), 'card posted')
+    slowWrites(rig, 300)
+    const record = await rig.press('durable-1', { verb: 'choose', q: 0, o: 1 })
+    expect(record.response).toEqual({ type: 6 })
+    // Read right when the response arrived: an adapter that answered first would be caught here.
+    const card = await rig.store.getCard<{ drafts: Record<string, { selected: string[] }> }>('durable-1')
+    expect(card?.state.drafts.colour?.selected).toEqual(['Blue'])
+  })
+
+  it('defers when the work is slow, within the deadline, and the click still lands', async () => {
+    rig = await discordRig({ ackAfterMs: 50 })
+    void rig.service.ask({ questions: batch, wait: { callId: 'slow-1' } }).catch(() => {})
+    await until(() => rig?.component('slow-1', { verb: 'choose', q: 0, o: 0 }), 'card posted')
+    slowWrites(rig, 400)
+    const record = await rig.press('slow-1', { verb: 'choose', q: 0, o: 0 })
+    expect(record.response).toEqual({ type: 6 })
+    expect(record.errors).toEqual([])
+    await until(
+      async () => (await rig?.chat.host.getCard('slow-1'))?.drafts.colour?.selected[0] === 'Red',
+      'click applied after the defer',
+    )
+  })
+})
+
+describe('Discord rate limits: per-channel order', () => {
+  it('two cards posted back to back keep their order through 429s, and each keeps its edits in order', async () => {
+    rig = await discordRig()
+    const { newCard } = await import('../../src/card/apply.js')
+    const make = (callId: string) => newCard({ callId, agentId: 'a', questions: [colour], now: Date.now() })
+    rig.fake.rateLimit({ method: 'POST', path: '/messages', count: 3, retryAfter: 0.05 })
+    const first = rig.adapter.post(make('order-1'), rig.destination)
+    const second = rig.adapter.post(make('order-2'), rig.destination)
+    const [a, b] = await Promise.all([first, second])
+    const ids = rig.fake.channelMessages().map((m) => m.id)
+    expect(ids).toEqual([a.messageIds[0], b.messageIds[0]])
+    // Three edits of one card in a row, the first two rate limited: the last one shows.
+    rig.fake.rateLimit({ method: 'PATCH', count: 2, retryAfter: 0.05 })
+    const card = make('order-1')
+    await Promise.all([
+      rig.adapter.update({ ...card, status: 'cancelled', closedReason: 'one' }, a),
+      rig.adapter.update({ ...card, status: 'cancelled', closedReason: 'two' }, a),
+      rig.adapter.update({ ...card, status: 'cancelled', closedReason: 'three' }, a),
+    ])
+    expect(rig.fake.messages.get(a.messageIds[0] ?? '')?.content).toContain('three')
+    expect(rig.fake.rateLimited).toBe(5)
+  })
+})
