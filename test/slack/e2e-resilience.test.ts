@@ -4,6 +4,7 @@
  * deadlines, redelivered payloads, a recycled Socket Mode connection, a deleted message.
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import { signSlackRequest, verifySlackSignature } from '../../adapters/slack/verify.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { until } from '../helpers/service.js'
 import { type Bridge, fakeUser, type SlackMode, type SlackRig, startBridge, startSlackRig } from './rig.js'
@@ -39,7 +40,7 @@ const postedAndRecorded = (rig: SlackRig, b: Bridge, callId: string) =>
   )
 
 describe('HTTP interactivity signatures', () => {
-  it('unsigned, forged and stale requests get 401 and change nothing; a signed one works', async () => {
+  it('unsigned, forged, stale and replayed-on-another-body requests get 401 and change nothing; a signed one works', async () => {
     const { rig, b } = await setUp('http')
     const asking = b.service.ask({ questions: [colour], agent: b.agent(), wait: { callId: 'sig' } })
     await postedAndRecorded(rig, b, 'sig')
@@ -52,6 +53,16 @@ describe('HTTP interactivity signatures', () => {
     expect((await rig.fake.sendHttp(payload(), { signature: 'v0=deadbeef' })).status).toBe(401)
     const stale = Math.floor(Date.now() / 1000) - 301
     expect((await rig.fake.sendHttp(payload(), { timestamp: stale })).status).toBe(401)
+    // A captured signature replayed on another body (Blue instead of Red) within the window.
+    const blue = rig.element('sig', (r) => r.verb === 'choose' && r.o === 1)
+    if (!blue) throw new Error('no second button')
+    const now = Math.floor(Date.now() / 1000)
+    const redBody = `payload=${encodeURIComponent(JSON.stringify(payload()))}`
+    const captured = signSlackRequest(rig.fake.options.signingSecret, now, redBody)
+    const genuine = { timestamp: String(now), signature: captured, body: redBody }
+    expect(verifySlackSignature(rig.fake.options.signingSecret, genuine).ok).toBe(true)
+    const swapped = rig.fake.actionPayload(fakeUser(rig.people.ann), blue.message, blue.actionId)
+    expect((await rig.fake.sendHttp(swapped, { timestamp: now, signature: captured })).status).toBe(401)
 
     expect((await b.chat.host.getCard('sig'))?.status).toBe('open')
     expect(
