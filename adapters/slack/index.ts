@@ -164,8 +164,22 @@ export class SlackAdapter implements ChatAdapter {
 
   async start(host: CardHost): Promise<void> {
     this.#host = host
-    await this.#app.init() // auth.test: a bad token fails here, at start, not at the first click
-    if (this.mode === 'socket') await this.#app.start()
+    try {
+      await this.#app.init() // auth.test: a bad token fails here, at start, not at the first click
+    } catch (error) {
+      throw tokenError(error, 'bot token (SLACK_BOT_TOKEN)', 'copy the Bot User OAuth Token (xoxb-…) again')
+    }
+    if (this.mode === 'socket') {
+      try {
+        await this.#app.start() // apps.connections.open with the app-level token
+      } catch (error) {
+        throw tokenError(
+          error,
+          'app-level token (SLACK_APP_TOKEN)',
+          'it must be an xapp-… token with the connections:write scope',
+        )
+      }
+    }
     this.#started = true
   }
 
@@ -557,6 +571,26 @@ function continuedAbove(): SlackMessage {
     { type: 'context', elements: [{ type: 'mrkdwn', text: '(see the message above)' }] },
   ]
   return { text: '(see the message above)', blocks }
+}
+
+/** Errors by which Slack refuses a token (as opposed to a network failure or an outage). */
+const TOKEN_ERRORS = new Set([
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+  'not_allowed_token_type',
+  'missing_scope',
+])
+
+/** A start failure that says which token Slack refused, so the fix is obvious; never the token itself. */
+function tokenError(error: unknown, which: string, hint: string): Error {
+  const code = slackError(error)
+  if (code && TOKEN_ERRORS.has(code)) {
+    return new Error(`Slack refused the ${which}: ${code}; ${hint}`, { cause: error })
+  }
+  return error instanceof Error ? error : new Error(String(error))
 }
 
 /** The `error` string of a Slack platform error (`{ok:false, error}`), if that is what this is. */

@@ -1,0 +1,58 @@
+/**
+ * Starting against Slack with a wrong token fails at once, saying which token Slack refused (and
+ * never echoing it), in both transports.
+ */
+import { afterEach, expect, it } from 'vitest'
+import { SlackAdapter } from '../../adapters/slack/index.js'
+import type { CardHost } from '../../src/answerer/adapter.js'
+import { FakeSlack } from '../fakes/slack/server.js'
+
+const host: CardHost = {
+  handle: async () => ({ ok: false, message: 'unused' }),
+  getCard: async () => undefined,
+}
+
+let fake: FakeSlack | undefined
+afterEach(async () => {
+  await fake?.close()
+  fake = undefined
+})
+
+it.each([
+  [
+    'socket',
+    { botToken: 'xoxb-not-the-token', appToken: 'xapp-test-token' },
+    /bot token \(SLACK_BOT_TOKEN\): invalid_auth/,
+  ],
+  [
+    'socket',
+    { botToken: 'xoxb-test-token', appToken: 'xapp-not-the-token' },
+    /app-level token \(SLACK_APP_TOKEN\): invalid_auth/,
+  ],
+  [
+    'http',
+    { botToken: 'xoxb-not-the-token', signingSecret: 's' },
+    /bot token \(SLACK_BOT_TOKEN\): invalid_auth/,
+  ],
+] as const)('%s mode: a refused token is named at start', async (_mode, tokens, message) => {
+  fake = await FakeSlack.start()
+  const adapter = new SlackAdapter({ ...tokens, apiUrl: fake.apiUrl })
+  const started = adapter.start(host)
+  await expect(started).rejects.toThrow(message)
+  await started.catch((error: Error) => {
+    expect(error.message).not.toContain('not-the-token')
+  })
+  await adapter.stop()
+})
+
+it('a correct pair of tokens starts', async () => {
+  fake = await FakeSlack.start()
+  const adapter = new SlackAdapter({
+    botToken: fake.options.botToken,
+    appToken: fake.options.appToken,
+    apiUrl: fake.apiUrl,
+  })
+  await adapter.start(host)
+  await fake.waitForSocket()
+  await adapter.stop()
+})
