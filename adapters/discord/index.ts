@@ -316,6 +316,9 @@ export class DiscordAdapter implements ChatAdapter {
         const data = decoded.modal === 'decline' ? declineModal(card, decoded.q) : otherModal(card, decoded.q)
         await ack.send({ type: InteractionResponseType.Modal, data })
         // Typing in the form holds a timed wait open; a refusal shows when the form is submitted.
+        // Without a deadline there is nothing to hold, and Discord never says when a form is
+        // dismissed, so a hold would show the person "taking their time" for good.
+        if (card.deadline === undefined) return
         const outcome = await host.handle(decoded.inbound)
         if (!outcome.ok)
           this.log.debug('hold refused', { callId: parsed.ref.callId, message: outcome.message })

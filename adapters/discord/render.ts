@@ -157,7 +157,7 @@ function headline(card: CardState, mentions: string): string {
     const who = card.approvals.length ? ` (${names(card.approvals)})` : ''
     lines.push(`👍 ${card.approvals.length} of ${card.quorum} approvals${who}`)
   }
-  if (card.status === 'open' && card.holders.length) {
+  if (card.status === 'open' && card.deadline !== undefined && card.holders.length) {
     const verb = card.holders.length === 1 ? 'is' : 'are'
     lines.push(`🕒 ${names(card.holders.slice(0, 10))} ${verb} taking their time.`)
   }

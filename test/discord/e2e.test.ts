@@ -120,6 +120,20 @@ describe('Discord end to end', () => {
     await expect(timed).resolves.toEqual({ answers: [{ id: 'colour', selected: [], custom: 'Green' }] })
   })
 
+  it('opening Other… on a question without a deadline claims nothing (a dismissed form leaves no trace)', async () => {
+    rig = await discordRig()
+    const answer = rig.service.ask({ questions: [colour], wait: { callId: 'nohold-1' } })
+    await until(() => rig?.component('nohold-1', { verb: 'other', q: 0 }), 'card')
+    const opened = await rig.press('nohold-1', { verb: 'other', q: 0 }, alice)
+    expect(opened.response).toMatchObject({ type: 9 })
+    // Alice closes the form. Bob answers with a button; the card never said Alice was holding it.
+    await rig.press('nohold-1', { verb: 'choose', q: 0, o: 0 }, bob)
+    await expect(answer).resolves.toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
+    expect((await rig.chat.host.getCard('nohold-1'))?.holders).toEqual([])
+    for (const message of rig.fake.channelMessages())
+      for (const body of message.history) expect(JSON.stringify(body)).not.toContain('taking their time')
+  })
+
   it('paged multi-select: choices on two menus are merged, then Submit', async () => {
     rig = await discordRig()
     const many: AskUserQuestionItem = {

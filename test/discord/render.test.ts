@@ -529,3 +529,13 @@ describe('cardToDiscordMessages: limits exactly and one past', () => {
     expect(steps).toEqual(detail.split('\n'))
   })
 })
+
+describe('cardToDiscordMessages: holders', () => {
+  it('shows who is taking their time only on a card with a deadline', () => {
+    const holders = [{ platform: 'discord', userId: '1', name: 'Alice' }]
+    const timed = render(card([{ id: 'q', question: 'Q', options: opts(2) }], { deadline: 1, holders }))
+    expect(timed[0]?.content).toContain('Alice is taking their time')
+    const untimed = render(card([{ id: 'q', question: 'Q', options: opts(2) }], { holders }))
+    expect(untimed[0]?.content ?? '').not.toContain('taking their time')
+  })
+})
