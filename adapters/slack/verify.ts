@@ -1,7 +1,7 @@
 /**
  * Slack request signing (v0), as a pure function: HMAC-SHA256 over `v0:{timestamp}:{raw body}`
- * with the app's signing secret, compared in constant time; requests older than five minutes are
- * refused so a captured request cannot be replayed later.
+ * with the app's signing secret, compared in constant time; requests more than five minutes old (or
+ * ahead) are refused so a captured request cannot be replayed later.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
@@ -42,6 +42,9 @@ export function verifySlackSignature(
   if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'malformed timestamp' }
   const age = Math.floor(nowMs / 1000) - Number(timestamp)
   if (age > MAX_REQUEST_AGE_SECONDS) return { ok: false, reason: 'stale timestamp' }
+  // Slack's own guide compares the absolute difference (Bolt only checks the past): a timestamp
+  // far ahead would keep a captured request replayable for as long as it is "in the future".
+  if (-age > MAX_REQUEST_AGE_SECONDS) return { ok: false, reason: 'timestamp in the future' }
   if (!/^v0=[0-9a-f]{64}$/.test(signature)) return { ok: false, reason: 'malformed signature' }
   const expected = Buffer.from(signSlackRequest(signingSecret, timestamp, body))
   const given = Buffer.from(signature)

@@ -53,6 +53,8 @@ describe('HTTP interactivity signatures', () => {
     expect((await rig.fake.sendHttp(payload(), { signature: 'v0=deadbeef' })).status).toBe(401)
     const stale = Math.floor(Date.now() / 1000) - 301
     expect((await rig.fake.sendHttp(payload(), { timestamp: stale })).status).toBe(401)
+    const ahead = Math.floor(Date.now() / 1000) + 3600
+    expect((await rig.fake.sendHttp(payload(), { timestamp: ahead })).status).toBe(401)
     // A captured signature replayed on another body (Blue instead of Red) within the window.
     const blue = rig.element('sig', (r) => r.verb === 'choose' && r.o === 1)
     if (!blue) throw new Error('no second button')
