@@ -103,7 +103,6 @@ export class DiscordAdapter implements ChatAdapter {
   private readonly gateway: boolean
   private readonly ackAfterMs: number
   /** Continuation messages posted by `update` beyond those in the stored ref, by first message id. */
-  private readonly extra = new Map<string, string[]>()
   /** What each message last showed, so unchanged messages are not edited again. */
   private readonly shown = new Map<string, string>()
   /** Each person's latest interaction token, for private notices. */
@@ -162,12 +161,13 @@ export class DiscordAdapter implements ChatAdapter {
     return ref
   }
 
-  async update(card: CardState, ref: unknown): Promise<void> {
+  /** Edits every message of the copy; a copy that grows returns its new reference (stored by the answerer). */
+  async update(card: CardState, ref: unknown): Promise<DiscordRef | undefined> {
     if (!isRef(ref)) throw new Error('not a Discord card reference')
-    const first = ref.messageIds[0]
-    if (!first) return
+    if (!ref.messageIds[0]) return undefined
     const messages = cardToDiscordMessages(card, ref)
-    const ids = [...ref.messageIds, ...(this.extra.get(first) ?? [])]
+    const ids = [...ref.messageIds]
+    const added: string[] = []
     // One message someone deleted must not keep the others stale: try them all, report the first error.
     const errors: unknown[] = []
     const attempt = (task: Promise<void>) => task.catch((error: unknown) => void errors.push(error))
@@ -177,7 +177,7 @@ export class DiscordAdapter implements ChatAdapter {
       else {
         await attempt(
           this.transport.send(ref.channelId, message).then((sent) => {
-            this.extra.set(first, [...(this.extra.get(first) ?? []), sent.id])
+            added.push(sent.id)
             this.remember(sent.id, message)
           }),
         )
@@ -185,7 +185,13 @@ export class DiscordAdapter implements ChatAdapter {
     }
     for (const id of ids.slice(messages.length))
       await attempt(this.editIfChanged(ref.channelId, id, EMPTY_CONTINUATION))
-    if (errors.length) throw errors[0]
+    const grown = added.length > 0 ? { ...ref, messageIds: [...ids, ...added] } : undefined
+    if (errors.length) {
+      // Messages that did go out are part of the copy: hand them back rather than lose them.
+      if (!grown) throw errors[0]
+      this.log.error('a card update partly failed', { channel: ref.channelId, error: errors[0] })
+    }
+    return grown
   }
 
   async notify(person: Person, text: string): Promise<void> {

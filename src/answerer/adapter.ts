@@ -38,7 +38,12 @@ export interface ChatAdapter {
   start(host: CardHost): Promise<void>
   stop(): Promise<void>
   post(card: CardState, destination: Destination): Promise<unknown>
-  update(card: CardState, ref: unknown): Promise<void>
+  /**
+   * Bring a posted copy up to date. Returns a new reference when the copy changed shape (for
+   * example it grew a continuation message), which the answerer stores in place of the old one
+   * so it survives a restart; returns undefined to keep the old reference.
+   */
+  update(card: CardState, ref: unknown): Promise<unknown>
   /** A private notice to one person, outside an interaction reply (ephemeral where the platform has it). */
   notify(person: Person, text: string, ref?: unknown): Promise<void>
   /** Members of a platform group (Slack user group), for responder checks. */

@@ -487,7 +487,8 @@ export class ChatAnswerer {
               const adapter = this.adapters.get(post.platform)
               if (!adapter) return
               try {
-                await adapter.update(card, post.ref)
+                const next = await adapter.update(card, post.ref)
+                if (next !== undefined) await this.store.updatePost(callId, post.destKey, next)
               } catch (error) {
                 this.log.error('updating a card failed', { callId, destination: post.destKey, error })
               }

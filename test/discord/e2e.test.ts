@@ -324,6 +324,15 @@ describe('Discord cards that change size', () => {
       .join(' ')
     expect(all).toContain('reason399')
     expect(rig.fake.channelMessages().every((m) => m.components.length === 0)).toBe(true)
+    // The grown copy is recorded in the store, so an update after a restart edits both messages.
+    const ids = rig.fake.channelMessages().map((m) => m.id)
+    await until(async () => {
+      const [post] = (await rig?.service.store.listPosts('grow-1')) ?? []
+      return (
+        JSON.stringify((post?.ref as { messageIds?: string[] } | undefined)?.messageIds) ===
+        JSON.stringify(ids)
+      )
+    }, 'grown reference stored')
 
     const many: AskUserQuestionItem = {
       id: 'many',
