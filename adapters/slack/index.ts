@@ -123,7 +123,7 @@ export class SlackAdapter implements ChatAdapter {
   /** Messages added after `post` (a card that grew), keyed `channel:firstTs`. Lost on restart. */
   readonly #extra = new Map<string, string[]>()
   /** Coalesced updates not started yet, keyed `channel:firstTs`. */
-  readonly #pendingUpdates = new Map<string, { card: CardState; promise: Promise<void> }>()
+  readonly #pendingUpdates = new Map<string, { card: CardState; promise: Promise<SlackRef | undefined> }>()
   readonly #inflight = new Set<Promise<unknown>>()
 
   constructor(options: SlackAdapterOptions) {
@@ -240,8 +240,12 @@ export class SlackAdapter implements ChatAdapter {
     return { channel, ts, ...(mention ? { mention } : {}), ...(locale ? { locale } : {}) }
   }
 
-  /** Update every message of a card copy. Updates queued for the same copy collapse to the latest. */
-  update(card: CardState, ref: unknown): Promise<void> {
+  /**
+   * Update every message of a card copy. Updates queued for the same copy collapse to the latest.
+   * Resolves to a new reference when the copy grew a message (stored by the answerer, so an
+   * update after a restart edits that message instead of posting another).
+   */
+  update(card: CardState, ref: unknown): Promise<SlackRef | undefined> {
     if (!isSlackRef(ref) || ref.ts.length === 0)
       return Promise.reject(new Error('not a Slack card reference'))
     this.#remember(card)
@@ -251,19 +255,23 @@ export class SlackAdapter implements ChatAdapter {
       pending.card = card
       return pending.promise
     }
-    const entry: { card: CardState; promise: Promise<void> } = { card, promise: Promise.resolve() }
+    const entry: { card: CardState; promise: Promise<SlackRef | undefined> } = {
+      card,
+      promise: Promise.resolve(undefined),
+    }
     this.#pendingUpdates.set(key, entry)
     entry.promise = this.#queues.run(ref.channel, async (call) => {
       if (this.#pendingUpdates.get(key) === entry) this.#pendingUpdates.delete(key)
-      await this.#applyUpdate(entry.card, ref, call)
+      return this.#applyUpdate(entry.card, ref, call)
     })
     return entry.promise
   }
 
-  async #applyUpdate(card: CardState, ref: SlackRef, call: LaneCall) {
+  async #applyUpdate(card: CardState, ref: SlackRef, call: LaneCall): Promise<SlackRef | undefined> {
     const key = `${ref.channel}:${ref.ts[0]}`
     const messages = cardToMessages(card, this.#renderOptions(ref.mention, ref.locale))
-    const all = [...ref.ts, ...(this.#extra.get(key) ?? [])]
+    // The stored ref may already list messages this process added (or not yet, mid-update).
+    const all = [...new Set([...ref.ts, ...(this.#extra.get(key) ?? [])])]
     for (const [i, message] of messages.entries()) {
       const ts = all[i]
       if (ts === undefined) {
@@ -277,6 +285,7 @@ export class SlackAdapter implements ChatAdapter {
           }),
         )
         if (result.ts) {
+          all.push(result.ts)
           this.#extra.set(key, [...(this.#extra.get(key) ?? []), result.ts])
           this.#show(`${ref.channel}:${result.ts}`, JSON.stringify(message))
         }
@@ -288,6 +297,7 @@ export class SlackAdapter implements ChatAdapter {
     for (const ts of all.slice(messages.length)) {
       await this.#updateMessage(ref.channel, ts, continuedAbove(), call)
     }
+    return all.length > ref.ts.length ? { ...ref, ts: all } : undefined
   }
 
   async #updateMessage(channel: string, ts: string, message: SlackMessage, call: LaneCall): Promise<void> {
