@@ -137,6 +137,16 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
           'without ASKBRIDGE_API_TOKEN only loopback host names are served',
         )
       }
+      // Without a token nothing authenticates a request, so a web page on any other origin
+      // could post to the bridge (a body-less or untyped POST needs no CORS preflight) and
+      // answer, admit or ask. Browsers always send Origin on such requests: it must be us.
+      if (!SAFE_METHODS.has(method) && !sameOrigin(req)) {
+        throw new HttpError(
+          403,
+          'FORBIDDEN_ORIGIN',
+          'requests from other web origins are refused (set ASKBRIDGE_API_TOKEN to use the API from a browser app)',
+        )
+      }
     } else if (inbox && method === 'GET' && url.searchParams.has('token')) {
       // The inbox link carries the token once; a cookie keeps it, and it leaves the address bar.
       if (!same(url.searchParams.get('token') ?? '', token)) throw unauthorized()
@@ -249,6 +259,24 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
         server.close(() => resolve())
       })
     },
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** No Origin (curl, scripts, same-origin GETs) or an Origin naming this very host and port. */
+function sameOrigin(req: IncomingMessage): boolean {
+  const origin = req.headers.origin
+  if (origin === undefined) return req.headers['sec-fetch-site'] !== 'cross-site'
+  try {
+    const o = new URL(origin)
+    return (
+      (o.protocol === 'http:' || o.protocol === 'https:') &&
+      o.host.toLowerCase() === (req.headers.host ?? '').toLowerCase()
+    )
+  } catch {
+    // `Origin: null` (sandboxed frames, file: pages) and garbage.
+    return false
   }
 }
 

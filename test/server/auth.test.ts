@@ -84,6 +84,55 @@ describe('without a token', () => {
     expect((await get('localhost:8787')).status).toBe(200)
   })
 
+  test('a page on another web origin cannot answer, admit or ask (no CORS preflight needed for those POSTs)', async () => {
+    const raw = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+      new Promise<{ status: number; code?: string }>((resolve, reject) => {
+        const req = httpRequest(`${b.url}${path}`, { method, headers }, (res) => {
+          let text = ''
+          res.on('data', (d: Buffer) => {
+            text += d.toString()
+          })
+          res.on('end', () => {
+            const parsed = JSON.parse(text || '{}') as { error?: { code?: string } }
+            resolve({
+              status: res.statusCode ?? 0,
+              ...(parsed.error?.code ? { code: parsed.error.code } : {}),
+            })
+          })
+        })
+        req.on('error', reject)
+        req.end(body)
+      })
+    const pending = await request(b.url, 'POST', '/v1/ask', {
+      callId: 'csrf-1',
+      agentId: 'csrf',
+      timeoutMs: 1,
+      questions: [colour],
+    })
+    expect(pending.body.pending).toBe(true)
+    const host = new URL(b.url).host
+    // What fetch(url, {method: 'POST', mode: 'no-cors', body: new Blob([...])}) sends: no content type.
+    const answer = JSON.stringify({ answers: [{ id: 'colour', selected: ['Red'] }] })
+    for (const origin of ['http://evil.example', 'http://127.0.0.1:1', 'null']) {
+      const forged = await raw('POST', '/v1/questions/csrf-1/answer', { origin }, answer)
+      expect([forged.status, forged.code], origin).toEqual([403, 'FORBIDDEN_ORIGIN'])
+    }
+    const crossSite = await raw('POST', '/v1/ask', { 'sec-fetch-site': 'cross-site' }, '{"questions":[]}')
+    expect([crossSite.status, crossSite.code]).toEqual([403, 'FORBIDDEN_ORIGIN'])
+    expect(
+      (await raw('POST', '/v1/agents/csrf/replies/csrf-1/admit', { origin: 'http://evil.example' })).code,
+    ).toBe('FORBIDDEN_ORIGIN')
+    // Nothing reached the call.
+    expect((await request(b.url, 'GET', '/v1/questions/csrf-1')).body.queuedReply).toBeUndefined()
+    // The inbox's own origin, and clients that send no Origin (curl, scripts), still work.
+    const own = await raw('POST', '/v1/questions/csrf-1/answer', { origin: `http://${host}` }, answer)
+    expect(own.status).toBe(200)
+    expect((await request(b.url, 'GET', '/v1/questions/csrf-1')).body.queuedReply).toBeDefined()
+    expect((await raw('DELETE', '/v1/agents/csrf/replies/csrf-1', {})).status).toBe(200)
+    // Reading stays open to any origin's GET (the browser keeps the response from the page).
+    expect((await raw('GET', '/v1/questions', { origin: 'http://evil.example' })).status).toBe(200)
+  })
+
   test('serve refuses to listen beyond loopback', () => {
     expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' })).toThrow(ConfigError)
     expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' })).toThrow(/ASKBRIDGE_API_TOKEN is required/)
