@@ -102,16 +102,30 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
     return 2
   }
   const { ConfigError, loadConfig, secretsOf } = await import('../config/index.js')
+  const { loadRoutes, RoutesError } = await import('../routing/routes.js')
   const { jsonLogger } = await import('../log.js')
-  let config: ReturnType<typeof loadConfig>
+  const problems: string[] = []
+  let config: ReturnType<typeof loadConfig> | undefined
   try {
     config = loadConfig({ env: io.env })
   } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr(`${error.message}\n`)
-      return 1
+    if (!(error instanceof ConfigError)) throw error
+    problems.push(...error.problems)
+  }
+  // The routes file is configuration too: its problems go in the same message.
+  const routesPath = config ? config.ASKBRIDGE_ROUTES : io.env.ASKBRIDGE_ROUTES?.trim() || undefined
+  let routes: ReturnType<typeof loadRoutes> | undefined
+  if (routesPath !== undefined) {
+    try {
+      routes = loadRoutes(routesPath)
+    } catch (error) {
+      if (!(error instanceof RoutesError)) throw error
+      problems.push(...error.problems.map((p) => `ASKBRIDGE_ROUTES (${routesPath}): ${p}`))
     }
-    throw error
+  }
+  if (problems.length > 0 || config === undefined) {
+    io.stderr(`${new ConfigError(problems).message}\n`)
+    return 1
   }
   const secrets = secretsOf(config)
   const log: Logger = jsonLogger({
@@ -128,7 +142,12 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
   process.on('unhandledRejection', onUnhandled)
   let bridge: Awaited<ReturnType<typeof serve>>
   try {
-    bridge = await serve({ config, logger: log, buildAdapters: io.buildAdapters })
+    bridge = await serve({
+      config,
+      logger: log,
+      buildAdapters: io.buildAdapters,
+      ...(routes === undefined ? {} : { routes }),
+    })
   } catch (error) {
     const e = error as NodeJS.ErrnoException
     if (e.name === 'RoutesError') {

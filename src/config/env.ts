@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { z } from 'zod'
 
 /** Hosts that never leave the machine; anything else needs ASKBRIDGE_API_TOKEN. */
@@ -17,6 +19,25 @@ const url = (what: string) =>
   optionalText.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), {
     message: `must be an http(s) URL for ${what}`,
   })
+
+/**
+ * What is wrong with an ASKBRIDGE_DB value, caught here so it is named with every other problem
+ * rather than failing later, alone, when the store opens.
+ */
+function dbProblem(value: string): string | undefined {
+  if (value === 'memory' || value === ':memory:') return undefined
+  if (/^postgres(ql)?:\/\//i.test(value))
+    return 'PostgreSQL is not supported yet; use sqlite:PATH or a file path'
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !value.startsWith('sqlite:')) {
+    return 'must be sqlite:PATH or a file path'
+  }
+  const path = value.startsWith('sqlite:') ? value.slice('sqlite:'.length) : value
+  // An empty path would open a throwaway database: every question lost on restart.
+  if (path.trim() === '') return 'needs a file path after "sqlite:"'
+  const dir = dirname(resolve(path))
+  if (!existsSync(dir)) return `the directory ${dir} does not exist`
+  return undefined
+}
 
 const port = z
   .string()
@@ -49,7 +70,14 @@ const seconds = (fallback: number) =>
 export const envSchema = z.object({
   ASKBRIDGE_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
   ASKBRIDGE_PORT: port,
-  ASKBRIDGE_DB: optionalText.transform((v) => v ?? './askbridge.db'),
+  ASKBRIDGE_DB: optionalText.transform((v, ctx) => {
+    const problem = dbProblem(v ?? './askbridge.db')
+    if (problem) {
+      ctx.addIssue({ code: 'custom', message: problem })
+      return z.NEVER
+    }
+    return v ?? './askbridge.db'
+  }),
   ASKBRIDGE_API_TOKEN: optionalText.refine((v) => v === undefined || v.length >= 8, {
     message: 'must be at least 8 characters',
   }),

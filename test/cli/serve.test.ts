@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -30,6 +30,38 @@ test('bad configuration: one message naming every problem, no stack trace', asyn
   }
   expect(r.stderr).not.toMatch(/\n\s+at /)
   expect(r.stderr).not.toContain('not-a-slack-token')
+})
+
+test('the database and the routes file are named in the same message as every other problem', async () => {
+  const routes = join(cwd, 'routes.json')
+  writeFileSync(routes, JSON.stringify({ routes: [{ name: 'oncall', destinations: [], quorum: 0 }] }))
+  const r = await askbridge(['serve'], {
+    cwd,
+    env: {
+      ASKBRIDGE_PORT: 'abc',
+      ASKBRIDGE_DB: 'postgres://bridge:pw-not-shown@db/askbridge',
+      ASKBRIDGE_ROUTES: routes,
+    },
+  })
+  expect(r.code).toBe(1)
+  expect(r.stderr).toContain('ASKBRIDGE_PORT')
+  expect(r.stderr).toMatch(/ASKBRIDGE_DB PostgreSQL is not supported yet/)
+  expect(r.stderr).toMatch(/ASKBRIDGE_ROUTES \(.*routes\.json\): .*quorum/)
+  expect(r.stderr.match(/invalid configuration/g)).toHaveLength(1)
+  expect(r.stderr).not.toContain('pw-not-shown')
+  expect(r.stderr).not.toMatch(/\n\s+at /)
+
+  // An empty sqlite path would open a throwaway database; a missing directory is named too.
+  const more = await askbridge(['serve'], {
+    cwd,
+    env: { ASKBRIDGE_DB: 'sqlite:', ASKBRIDGE_ROUTES: join(cwd, 'missing.json') },
+  })
+  expect(more.code).toBe(1)
+  expect(more.stderr).toContain('ASKBRIDGE_DB needs a file path')
+  expect(more.stderr).toMatch(/ASKBRIDGE_ROUTES \(.*missing\.json\): cannot read/)
+  const dir = await askbridge(['serve'], { cwd, env: { ASKBRIDGE_DB: join(cwd, 'no-such-dir', 'x.db') } })
+  expect(dir.code).toBe(1)
+  expect(dir.stderr).toMatch(/ASKBRIDGE_DB the directory .*no-such-dir does not exist/)
 })
 
 test('serve starts on the embedded defaults, logs JSON lines without secrets, stops on SIGTERM', async () => {
