@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionAnswerItem } from '../protocol/types.js'
 import { type ArgIo, ASK_USAGE, type AskCommand, parseAskArgs, UsageError } from './ask-args.js'
-import { BridgeClient, BridgeError, type QuestionView } from './client.js'
+import { askThroughRestarts, BridgeClient, BridgeError, type QuestionView } from './client.js'
 import { formatDuration } from './duration.js'
 import { clientEnv, nonEmpty } from './env.js'
 
@@ -46,7 +46,8 @@ export async function runAsk(argv: string[], io: AskIo): Promise<number> {
   const callId = cmd.callId ?? `cli-${randomUUID()}`
   const stopCountdown = io.tty ? countdown(io, cmd.timeoutMs) : () => {}
   try {
-    const result = await client.ask(
+    const result = await askThroughRestarts(
+      client,
       {
         questions: [cmd.question],
         callId,
@@ -54,7 +55,14 @@ export async function runAsk(argv: string[], io: AskIo): Promise<number> {
         ...(cmd.timeoutMs === undefined ? {} : { timeoutMs: cmd.timeoutMs }),
         ...(cmd.route === undefined ? {} : { route: cmd.route }),
       },
-      io.signal,
+      {
+        ...(io.signal ? { signal: io.signal } : {}),
+        // A CI gate must not fail because the bridge was redeployed while it waited.
+        onRestart: (id) =>
+          io.stderr(
+            `${io.tty ? '\r\x1b[2K' : ''}askbridge: the bridge is restarting; re-attaching to ${id}\n`,
+          ),
+      },
     )
     stopCountdown()
     if ('pending' in result) {

@@ -49,6 +49,67 @@ export class BridgeError extends Error {
   }
 }
 
+/** Options of {@link askThroughRestarts}. */
+export interface RestartOptions {
+  signal?: AbortSignal
+  /** Called each time the bridge says it is restarting, before re-attaching. */
+  onRestart?: (callId: string) => void
+  /** How long the bridge may stay unreachable after a restart notice. @default 300000 (5 min) */
+  retryForMs?: number
+}
+
+/**
+ * `POST /v1/ask` that rides out a restart of the bridge. A graceful shutdown ends waiting asks
+ * with 503 SHUTTING_DOWN while the question stays open in the store, so this asks again with
+ * the same callId until the bridge is back: the same card, no second message. A timed ask keeps
+ * its original deadline. `body.callId` must be set (the caller generates it).
+ */
+export async function askThroughRestarts(
+  client: BridgeClient,
+  body: AskBody & { callId: string },
+  options: RestartOptions = {},
+): Promise<AskResponse> {
+  const retryFor = options.retryForMs ?? 300_000
+  const deadline = body.timeoutMs === undefined ? undefined : Date.now() + body.timeoutMs
+  let current: AskBody = body
+  let down: number | undefined
+  let delay = 250
+  for (;;) {
+    try {
+      return await client.ask(current, options.signal)
+    } catch (error) {
+      if (options.signal?.aborted || !(error instanceof BridgeError)) throw error
+      if (error.code === 'SHUTTING_DOWN') {
+        down = Date.now()
+        delay = 250
+        options.onRestart?.(body.callId)
+      } else if (error.code !== 'UNREACHABLE' || down === undefined || Date.now() - down > retryFor) {
+        // Unreachable before it ever answered: not a restart, say so at once.
+        throw error
+      }
+      await sleep(delay, options.signal)
+      delay = Math.min(delay * 2, 2000)
+      // Past the deadline the re-ask still goes out (1 ms) so the answer is pending, not lost.
+      if (deadline !== undefined) current = { ...body, timeoutMs: Math.max(1, deadline - Date.now()) }
+    }
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
 // Blocking asks may wait for hours: no header or body timeout, TCP keep-alive on.
 const dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4000 })
 

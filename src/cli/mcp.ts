@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionItem, LateReply } from '../protocol/types.js'
-import { BridgeClient, BridgeError } from './client.js'
+import { askThroughRestarts, BridgeClient, BridgeError } from './client.js'
 import { clientEnv, nonEmpty } from './env.js'
 
 /** Options of {@link createMcpServer}. */
@@ -78,14 +78,15 @@ export function createMcpServer(options: McpOptions): McpServer {
         return toolError('BAD_TIMEOUT', 'timeout must be positive seconds or -1')
       const callId = `mcp-${randomUUID()}`
       try {
-        const result = await client.ask(
+        const result = await askThroughRestarts(
+          client,
           {
             questions: questions.map(toItem),
             agentId,
             callId,
             ...(seconds === -1 ? {} : { timeoutMs: seconds * 1000 }),
           },
-          extra.signal,
+          { signal: extra.signal },
         )
         if ('pending' in result) {
           return {

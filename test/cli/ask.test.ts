@@ -142,6 +142,41 @@ describe('askbridge ask', () => {
     expect((await run(['--approval', '--question', 'x', '--timeout', '5m'])).code).toBe(2)
   })
 
+  test('the bridge restarts while a deploy gate waits: it re-attaches to the same card, then exits 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'askbridge-cli-restart-'))
+    let first: TestBridge | undefined = await startBridge({}, dir)
+    let second: TestBridge | undefined
+    try {
+      const port = new URL(first.url).port
+      const running = askbridge(
+        ['ask', '--approval', '--question', 'Deploy during a restart?', '--call-id', 'gate-restart-1'],
+        { cwd, env: { ASKBRIDGE_URL: first.url } },
+      )
+      await until(
+        () => first?.bridge.service.inflight('default', 'gate-restart-1') !== undefined,
+        'the gate waiting',
+      )
+      await first.close()
+      first = undefined
+      second = await startBridge({ ASKBRIDGE_PORT: port }, dir)
+      const s = second
+      await until(
+        () => s.bridge.service.inflight('default', 'gate-restart-1') !== undefined,
+        'the gate re-attached',
+      )
+      await act(s.url, 'gate-restart-1', { type: 'approve' }, 'Margaret')
+      const r = await running
+      expect(r.stderr).toContain('the bridge is restarting; re-attaching to gate-restart-1')
+      expect([r.code, r.stdout]).toEqual([0, 'Approve\n'])
+      expect(r.stderr).toContain('approved by Margaret')
+      expect(await s.bridge.store.listPosts('gate-restart-1')).toHaveLength(1)
+    } finally {
+      await first?.close()
+      await second?.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test('no bridge running: exit 1 with a clear message', async () => {
     const r = await askbridge(['ask', '--question', 'Anyone?'], {
       cwd,
