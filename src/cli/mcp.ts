@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionItem, LateReply } from '../protocol/types.js'
-import { askThroughRestarts, BridgeClient, BridgeError } from './client.js'
+import { askThroughRestarts, BridgeClient, BridgeError, type QuestionView } from './client.js'
 import { clientEnv, nonEmpty } from './env.js'
 
 /** Options of {@link createMcpServer}. */
@@ -19,12 +19,14 @@ export interface McpOptions {
   version?: string
 }
 
-const optionShape = z.object({
+// Strict: a model that writes `multiSelect` or `descripton` gets an error naming the key,
+// rather than a single-choice question or a lost description.
+const optionShape = z.strictObject({
   label: z.string().describe('Shown to the person AND the value you read back when chosen.'),
   description: z.string().optional().describe('Extra help text under the option.'),
 })
 
-const questionShape = z.object({
+const questionShape = z.strictObject({
   id: z.string().describe('Stable id, echoed in the answer so you can match it.'),
   question: z.string().describe('The question, complete and self-contained.'),
   header: z.string().optional().describe('A short heading or group label.'),
@@ -61,7 +63,7 @@ export function createMcpServer(options: McpOptions): McpServer {
     {
       title: 'Ask people a question',
       description: ASK_DESCRIPTION,
-      inputSchema: {
+      inputSchema: z.strictObject({
         questions: z.array(questionShape).min(1).describe('The questions of one batch.'),
         timeout: z
           .number()
@@ -70,7 +72,7 @@ export function createMcpServer(options: McpOptions): McpServer {
           .describe(
             `Seconds to wait before returning PENDING (default ${defaultTimeout}). -1 waits until answered, which many clients abort after about 60 s.`,
           ),
-      },
+      }),
     },
     async ({ questions, timeout }, extra): Promise<CallToolResult> => {
       const seconds = timeout ?? defaultTimeout
@@ -110,7 +112,7 @@ export function createMcpServer(options: McpOptions): McpServer {
       title: 'Collect late answers',
       description:
         'Collect answers people gave after ask_user_question returned PENDING. Each reply returned is marked as received (admitted). Returns nothing when no late answer has arrived yet.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         callId: z.string().optional().describe('Only the reply to this call (from the PENDING result).'),
         wait: z
           .number()
@@ -119,7 +121,7 @@ export function createMcpServer(options: McpOptions): McpServer {
           .max(50)
           .optional()
           .describe('Seconds to wait for a reply when none is there yet (default 0, at most 50).'),
-      },
+      }),
     },
     async ({ callId, wait }, extra): Promise<CallToolResult> => {
       try {
@@ -133,6 +135,12 @@ export function createMcpServer(options: McpOptions): McpServer {
           if (picked.length > 0 || left === 0) break
         }
         for (const r of picked) await client.admit(agentId, r.payload.callId)
+        if (picked.length === 0 && callId !== undefined) {
+          // Nothing queued for this call: say why, so the model neither waits forever on a call
+          // that is settled or cancelled nor mistakes a typo for "still pending".
+          const settled = await callOutcome(client, callId)
+          if (settled) return settled
+        }
         if (picked.length === 0) {
           return {
             content: [
@@ -155,6 +163,47 @@ export function createMcpServer(options: McpOptions): McpServer {
     },
   )
   return server
+}
+
+/** A tool result for a call with no queued reply that is not waiting either; undefined while it is. */
+async function callOutcome(client: BridgeClient, callId: string): Promise<CallToolResult | undefined> {
+  let view: QuestionView
+  try {
+    view = await client.question(callId)
+  } catch (error) {
+    if (error instanceof BridgeError && error.status === 404) {
+      return toolError(
+        'NOT_FOUND',
+        `no question has callId "${callId}". Use the callId from the PENDING result, or call get_question_replies without callId to collect every late answer.`,
+      )
+    }
+    throw error
+  }
+  if (view.state === 'settled' && view.answers) {
+    const replies = [{ callId, answers: view.answers }]
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `This question was already answered and its answer collected earlier: ${JSON.stringify({ replies })}`,
+        },
+      ],
+      structuredContent: { replies, alreadyCollected: true },
+    }
+  }
+  if (view.state === 'dropped') {
+    const why = typeof view.dropCode === 'string' ? ` (${view.dropCode})` : ''
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `The question ${callId} was cancelled${why}: it will not be answered. This is NOT an answer and NOT permission; ask again if you still need it.`,
+        },
+      ],
+      structuredContent: { replies: [], cancelled: true },
+    }
+  }
+  return undefined
 }
 
 function toItem(q: z.infer<typeof questionShape>): AskUserQuestionItem {

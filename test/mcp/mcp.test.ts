@@ -126,6 +126,64 @@ test('a timeout gives a plain pending result; get_question_replies collects and 
     expect.arrayContaining([{ callId, answers: [{ id: 'name', selected: [], custom: 'Blue Heron' }] }]),
   )
   expect((await request(b.url, 'GET', '/v1/agents/mcp/replies')).body.replies).toEqual([])
+
+  // Asked again about the same call, it says the answer was collected (and gives it), not "pending".
+  const again = await client.callTool({ name: 'get_question_replies', arguments: { callId } })
+  expect(again.isError).toBeFalsy()
+  expect(textOf(again)).toContain('already answered')
+  expect(textOf(again)).not.toMatch(/pending/i)
+  expect(again.structuredContent).toEqual({
+    replies: [{ callId, answers: [{ id: 'name', selected: [], custom: 'Blue Heron' }] }],
+    alreadyCollected: true,
+  })
+})
+
+test('get_question_replies names an unknown callId and a cancelled question instead of "still pending"', async () => {
+  const unknown = await client.callTool({ name: 'get_question_replies', arguments: { callId: 'mcp-typo' } })
+  expect(unknown.isError).toBe(true)
+  expect(textOf(unknown)).toMatch(/^NOT_FOUND: no question has callId "mcp-typo"/)
+
+  const result = await client.callTool({
+    name: 'ask_user_question',
+    arguments: { questions: [{ id: 'go', question: 'Go ahead with the rename?' }], timeout: 1 },
+  })
+  const callId = (result.structuredContent as { callId: string }).callId
+  expect((await request(b.url, 'DELETE', `/v1/questions/${callId}`)).status).toBe(200)
+  const cancelled = await client.callTool({ name: 'get_question_replies', arguments: { callId } })
+  expect(textOf(cancelled)).toContain('was cancelled (ASK_CANCELLED)')
+  expect(textOf(cancelled)).toContain('NOT permission')
+  expect(cancelled.structuredContent).toEqual({ replies: [], cancelled: true })
+})
+
+test('tool input is validated: missing or mistyped fields and unknown keys are errors naming them', async () => {
+  const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args })
+  const missing = await call('ask_user_question', {})
+  expect(missing.isError).toBe(true)
+  expect(textOf(missing)).toMatch(/Input validation error[\s\S]*questions/)
+  const empty = await call('ask_user_question', { questions: [] })
+  expect([empty.isError, /questions/.test(textOf(empty))]).toEqual([true, true])
+  const badTimeout = await call('ask_user_question', {
+    questions: [{ id: 'a', question: 'b' }],
+    timeout: 'soon',
+  })
+  expect([badTimeout.isError, /timeout/.test(textOf(badTimeout))]).toEqual([true, true])
+  const zero = await call('ask_user_question', { questions: [{ id: 'a', question: 'b' }], timeout: 0 })
+  expect(textOf(zero)).toMatch(/^BAD_TIMEOUT: /)
+  // camelCase instead of multi_select would silently ask a single-choice question.
+  const camel = await call('ask_user_question', {
+    questions: [
+      { id: 'r', question: 'Regions?', options: [{ label: 'eu' }, { label: 'us' }], multiSelect: true },
+    ],
+  })
+  expect(camel.isError).toBe(true)
+  expect(textOf(camel)).toContain('multiSelect')
+  const tooLong = await call('get_question_replies', { wait: 500 })
+  expect([tooLong.isError, /wait/.test(textOf(tooLong))]).toEqual([true, true])
+  // None of these reached the bridge as a question.
+  const cards = (await request(b.url, 'GET', '/inbox/api/cards')).body.cards ?? []
+  expect(
+    cards.filter((c) => c.questions[0]?.question === 'Regions?' || c.questions[0]?.question === 'b'),
+  ).toEqual([])
 })
 
 test('protocol errors come back as tool errors with their code', async () => {
