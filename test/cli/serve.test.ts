@@ -3,6 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { FakeSlack } from '../fakes/slack/server.js'
+import { until } from '../server/helpers.js'
+import { fakeUser } from '../slack/rig.js'
 import { BIN, ensureBuilt } from './built.js'
 import { askbridge } from './run.js'
 
@@ -102,4 +105,103 @@ test('serve starts on the embedded defaults, logs JSON lines without secrets, st
   )
   expect(logs.some((l) => l.msg === 'request')).toBe(true)
   expect(stderr).not.toContain(token)
+})
+
+test('with a token every route but /healthz needs it, Slack clicks pass by signature, and no secret reaches the log', async () => {
+  const token = 'serve-api-token-4f2c1'
+  const secrets = {
+    botToken: 'xoxb-serve-bot-7e1d',
+    signingSecret: 'serve-signing-secret-9a3b',
+  }
+  const fake = await FakeSlack.start(secrets)
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? '',
+      ASKBRIDGE_PORT: '0',
+      ASKBRIDGE_DB: join(cwd, 'secrets.db'),
+      ASKBRIDGE_API_TOKEN: token,
+      ASKBRIDGE_LOG_LEVEL: 'debug',
+      SLACK_BOT_TOKEN: secrets.botToken,
+      SLACK_SIGNING_SECRET: secrets.signingSecret,
+      SLACK_CHANNEL: 'C0SECRETS',
+      SLACK_API_URL: fake.apiUrl,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString()
+        const m = /Web inbox: (http:\/\/\S+)\/inbox/.exec(stderr)
+        if (m?.[1]) resolve(m[1])
+      })
+      child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)))
+    })
+    fake.interactivityUrl = `${url}/slack/events`
+    const routes: Array<[string, string]> = [
+      ['POST', '/v1/ask'],
+      ['GET', '/v1/questions'],
+      ['GET', '/v1/questions/c1'],
+      ['POST', '/v1/questions/c1/answer'],
+      ['DELETE', '/v1/questions/c1'],
+      ['GET', '/v1/agents/a/replies'],
+      ['POST', '/v1/agents/a/replies/c1/admit'],
+      ['DELETE', '/v1/agents/a/replies/c1'],
+      ['GET', '/v1/audit'],
+      ['GET', '/metrics'],
+      ['GET', '/inbox'],
+      ['GET', '/inbox/api/cards'],
+      ['GET', '/inbox/api/events'],
+      ['POST', '/inbox/api/cards/c1/actions'],
+    ]
+    for (const [method, path] of routes) {
+      for (const authorization of [undefined, 'Bearer wrong-token-value', `Basic ${token}`]) {
+        const res = await fetch(`${url}${path}`, {
+          method,
+          headers: {
+            ...(authorization ? { authorization } : {}),
+            ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+          },
+          ...(method === 'POST' ? { body: '{}' } : {}),
+        })
+        const body = (await res.json()) as { error?: { code?: string } }
+        expect([res.status, body.error?.code], `${method} ${path} ${authorization}`).toEqual([
+          401,
+          'UNAUTHORIZED',
+        ])
+      }
+    }
+    expect((await fetch(`${url}/healthz`)).status).toBe(200)
+
+    // The Slack webhook takes no bearer token: its signature is the check.
+    const asking = fetch(`${url}/v1/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        callId: 'secrets-1',
+        questions: [{ id: 'go', question: 'Ship it?', options: [{ label: 'Yes' }, { label: 'No' }] }],
+      }),
+    })
+    const message = await until(() => fake.messagesOf('secrets-1')[0], 'card posted')
+    const yes = await until(() => fake.liveActionIds('secrets-1').find((id) => id.endsWith('|c|0|0')), 'Yes')
+    expect((await fake.sendHttp({ type: 'block_actions', actions: [] }, { signature: null })).status).toBe(
+      401,
+    )
+    const click = await fake.deliver(
+      fake.actionPayload(fakeUser({ userId: 'U0ANN', name: 'Ann' }), message, yes),
+    )
+    expect(click.timedOut).toBe(false)
+    expect(await (await asking).json()).toMatchObject({ answers: [{ id: 'go', selected: ['Yes'] }] })
+    // The inbox link carries the token once; it must not be logged either.
+    expect((await fetch(`${url}/inbox?token=${token}`, { redirect: 'manual' })).status).toBe(302)
+  } finally {
+    const exited = new Promise((resolve) => child.on('exit', resolve))
+    child.kill('SIGTERM')
+    await exited
+    await fake.close()
+  }
+  expect(stderr).toContain('askbridge stopped')
+  for (const secret of [token, secrets.botToken, secrets.signingSecret]) expect(stderr).not.toContain(secret)
 })
