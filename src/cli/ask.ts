@@ -77,11 +77,18 @@ export async function runAsk(argv: string[], io: AskIo): Promise<number> {
       return EXIT.pending
     }
     const view = await client.question(result.callId).catch(() => undefined)
-    const by = answeredByName(view)
     const code = exitCodeOf(cmd, result.answers)
+    // With a quorum every approver is named: the log of a deploy gate says who let it through.
+    const approvers = code === EXIT.answered && cmd.kind === 'approval' ? approverNames(view) : []
+    const by = approvers.length > 1 ? approvers.join(' and ') : answeredByName(view)
     if (cmd.json) {
       io.stdout(
-        `${JSON.stringify({ answers: result.answers, callId: result.callId, ...(by ? { answeredBy: by } : {}) })}\n`,
+        `${JSON.stringify({
+          answers: result.answers,
+          callId: result.callId,
+          ...(by ? { answeredBy: by } : {}),
+          ...(approvers.length > 1 ? { approvedBy: approvers } : {}),
+        })}\n`,
       )
     } else {
       io.stdout(formatAnswers(result.answers))
@@ -142,6 +149,11 @@ function answeredByName(view: QuestionView | undefined): string | undefined {
   const by = view?.answeredBy
   if (!by) return undefined
   return by.name ?? by.userId
+}
+
+function approverNames(view: QuestionView | undefined): string[] {
+  const card = view?.card as { approvals?: Array<{ name?: string; userId: string }> } | undefined
+  return (card?.approvals ?? []).map((p) => p.name ?? p.userId)
 }
 
 function countdown(io: AskIo, timeoutMs: number | undefined): () => void {

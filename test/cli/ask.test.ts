@@ -177,6 +177,37 @@ describe('askbridge ask', () => {
     }
   })
 
+  test('a production gate with quorum 2 names both approvers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'askbridge-cli-quorum-'))
+    const routes = join(dir, 'routes.json')
+    writeFileSync(
+      routes,
+      JSON.stringify({
+        routes: [{ name: 'prod', match: { route: 'prod' }, destinations: [{ platform: 'web' }], quorum: 2 }],
+      }),
+    )
+    const q = await startBridge({ ASKBRIDGE_ROUTES: routes }, dir)
+    try {
+      const running = askbridge(
+        ['ask', '--approval', '--route', 'prod', '--question', 'Deploy 9b1 to production?', '--json'],
+        { cwd, env: { ASKBRIDGE_URL: q.url } },
+      )
+      const card = await until(async () => {
+        const cards = (await request(q.url, 'GET', '/inbox/api/cards')).body.cards ?? []
+        return cards.find((c) => c.status === 'open')
+      }, 'the gate card')
+      expect((await act(q.url, card.callId, { type: 'approve' }, 'Grace')).body.ok).toBe(true)
+      expect((await act(q.url, card.callId, { type: 'approve' }, 'Linus')).body.ok).toBe(true)
+      const r = await running
+      expect(r.code).toBe(0)
+      expect(r.stderr).toContain('approved by Grace and Linus')
+      expect(JSON.parse(r.stdout)).toMatchObject({ approvedBy: ['Grace', 'Linus'] })
+    } finally {
+      await q.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test('no bridge running: exit 1 with a clear message', async () => {
     const r = await askbridge(['ask', '--question', 'Anyone?'], {
       cwd,
