@@ -291,6 +291,8 @@ function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.output<T> 
   const problems = parsed.error.issues.map((i) => {
     const path = i.path.length ? i.path.map(String).join('.') : '(body)'
     if (i.code === 'unrecognized_keys') return `unknown field(s): ${i.keys.join(', ')}`
+    // z.unknown() reports a missing required field as "expected nonoptional".
+    if (i.code === 'invalid_type' && i.expected === 'nonoptional') return `${path} is required`
     return `${path}: ${i.message}`
   })
   throw new HttpError(400, 'BAD_REQUEST', problems.join('; '))

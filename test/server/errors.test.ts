@@ -151,6 +151,25 @@ describe('bad input over HTTP', () => {
     expect((await request(b.url, 'GET', '/healthz')).status).toBe(200)
   })
 
+  test('a missing required field is named plainly', async () => {
+    const noQuestions = await ask({ agentId: 'a' })
+    expect([noQuestions.status, noQuestions.body.error?.code]).toEqual([400, 'BAD_REQUEST'])
+    expect(noQuestions.body.error?.message).toBe('questions is required')
+    const noAnswers = await request(b.url, 'POST', '/v1/questions/x/answer', { agentId: 'a' })
+    expect(noAnswers.body.error?.message).toBe('answers is required')
+  })
+
+  test('cancelling twice: 409 NOT_ANSWERABLE; unknown 404', async () => {
+    const asking = ask({ callId: 'cancel-twice', questions: [colour] })
+    await cardPosted(b.url, 'cancel-twice')
+    expect((await request(b.url, 'DELETE', '/v1/questions/cancel-twice')).status).toBe(200)
+    expect((await asking).body.error).toMatchObject({ code: 'ASK_CANCELLED' })
+    const again = await request(b.url, 'DELETE', '/v1/questions/cancel-twice')
+    expect([again.status, again.body.error?.code]).toEqual([409, 'NOT_ANSWERABLE'])
+    const unknown = await request(b.url, 'DELETE', '/v1/questions/never-asked')
+    expect([unknown.status, unknown.body.error?.code]).toEqual([404, 'NOT_FOUND'])
+  })
+
   test('unknown route 404, wrong method 405', async () => {
     const missing = await request(b.url, 'GET', '/v1/nothing-here')
     expect(missing.status).toBe(404)
@@ -158,6 +177,7 @@ describe('bad input over HTTP', () => {
     const method = await request(b.url, 'PUT', '/v1/ask', { questions: [colour] })
     expect(method.status).toBe(405)
     expect(method.headers.get('allow')).toBe('POST')
+    expect(method.body.error).toMatchObject({ name: 'HttpError', code: 'METHOD_NOT_ALLOWED' })
   })
 
   test('bad reply wait: 400', async () => {
