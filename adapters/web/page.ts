@@ -11,6 +11,7 @@ export function inboxPage(): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>askbridge inbox</title>
+<link rel="icon" href="data:,">
 <style>${INBOX_CSS}</style>
 </head>
 <body>

@@ -11,6 +11,7 @@ const SHOTS = join(tmpdir(), 'askbridge-inbox-screenshots')
 let b: TestBridge
 let browser: Browser
 let page: Page
+const failed: string[] = []
 
 beforeAll(async () => {
   b = await startBridge()
@@ -28,8 +29,22 @@ beforeAll(async () => {
   page.on('pageerror', (e) => {
     throw e
   })
+  // A first-time user opening DevTools sees no red: every request the page makes succeeds.
+  page.on('response', (r) => {
+    if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`)
+  })
+  page.on('console', (m) => {
+    if (m.type() === 'error') failed.push(m.text())
+  })
   await page.goto(`${b.url}/inbox`)
   await page.fill('#me', 'Ada Lovelace')
+})
+
+test('the page loads with no failed request and no console error (no favicon 404)', async () => {
+  await page.reload()
+  await page.fill('#me', 'Ada Lovelace')
+  await page.waitForLoadState('networkidle').catch(() => {})
+  expect(failed).toEqual([])
 })
 
 afterAll(async () => {
