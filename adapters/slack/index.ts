@@ -220,6 +220,25 @@ export class SlackAdapter implements ChatAdapter {
       !destination.channel && destination.user ? await this.#userLocale(destination.user) : undefined
     const messages = cardToMessages(card, this.#renderOptions(mention, locale))
     const ts: string[] = []
+    try {
+      await this.#postAll(channel, messages, ts, (c) => {
+        channel = c
+      })
+    } catch (error) {
+      // A card half posted would leave live buttons nobody updates: take the parts back down.
+      await this.#deleteAll(channel, ts)
+      throw error
+    }
+    return { channel, ts, ...(mention ? { mention } : {}), ...(locale ? { locale } : {}) }
+  }
+
+  async #postAll(
+    first: string,
+    messages: ReturnType<typeof cardToMessages>,
+    ts: string[],
+    moved: (channel: string) => void,
+  ): Promise<void> {
+    let channel = first
     await this.#queues.run(channel, async (call) => {
       for (const message of messages) {
         const target = channel as string
@@ -232,12 +251,24 @@ export class SlackAdapter implements ChatAdapter {
           }),
         )
         if (!result.ts) throw new Error('chat.postMessage returned no ts')
-        if (result.channel) channel = result.channel
+        if (result.channel) {
+          channel = result.channel
+          moved(channel)
+        }
         ts.push(result.ts)
         this.#show(`${channel}:${result.ts}`, JSON.stringify(message))
       }
     })
-    return { channel, ts, ...(mention ? { mention } : {}), ...(locale ? { locale } : {}) }
+  }
+
+  async #deleteAll(channel: string, ts: string[]): Promise<void> {
+    for (const t of ts) {
+      try {
+        await this.#queues.now('chat.delete', () => this.#client.chat.delete({ channel, ts: t }))
+      } catch (error) {
+        this.#logger.warn('could not remove part of a card that failed to post', { channel, error })
+      }
+    }
   }
 
   /**

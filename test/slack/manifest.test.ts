@@ -18,6 +18,7 @@ const manifest = JSON.parse(
 const SCOPES: Record<string, string[]> = {
   'chat.postMessage': ['chat:write', 'chat:write.public'],
   'chat.update': ['chat:write'],
+  'chat.delete': ['chat:write'],
   'chat.postEphemeral': ['chat:write'],
   'views.open': [],
   'views.update': [],
