@@ -164,6 +164,7 @@ export class SlackAdapter implements ChatAdapter {
 
   async start(host: CardHost): Promise<void> {
     this.#host = host
+    await this.#reachable()
     try {
       await this.#app.init() // auth.test: a bad token fails here, at start, not at the first click
     } catch (error) {
@@ -181,6 +182,27 @@ export class SlackAdapter implements ChatAdapter {
       }
     }
     this.#started = true
+  }
+
+  /**
+   * Fail fast when the Web API cannot be reached at all (a wrong SLACK_API_URL, no network):
+   * Bolt's own start-up check would retry for about half an hour before saying anything.
+   */
+  async #reachable(): Promise<void> {
+    const url = this.#client.slackApiUrl
+    const probe = new webApi.WebClient(undefined, {
+      slackApiUrl: url,
+      retryConfig: { retries: 2, factor: 1, minTimeout: 200, maxTimeout: 500 },
+      timeout: 10_000,
+      logger: boltLogger(silentLogger),
+    })
+    try {
+      await probe.api.test()
+    } catch (error) {
+      if (slackError(error) !== undefined) return // Slack answered (with an error): it is reachable
+      const reason = error instanceof Error ? error.message : String(error)
+      throw new Error(`cannot reach the Slack Web API at ${url} (SLACK_API_URL): ${reason}`, { cause: error })
+    }
   }
 
   async stop(): Promise<void> {

@@ -19,6 +19,7 @@ const SCOPES: Record<string, string[]> = {
   'chat.postMessage': ['chat:write', 'chat:write.public'],
   'chat.update': ['chat:write'],
   'chat.delete': ['chat:write'],
+  'api.test': [],
   'chat.postEphemeral': ['chat:write'],
   'views.open': [],
   'views.update': [],

@@ -56,3 +56,16 @@ it('a correct pair of tokens starts', async () => {
   await fake.waitForSocket()
   await adapter.stop()
 })
+
+it('a Web API that cannot be reached (wrong SLACK_API_URL) fails start at once, naming the variable', async () => {
+  // A port that was just free: nothing listens there.
+  const probe = await FakeSlack.start()
+  const deadUrl = probe.apiUrl
+  await probe.close()
+  const adapter = new SlackAdapter({
+    botToken: 'xoxb-test-token',
+    appToken: 'xapp-test-token',
+    apiUrl: deadUrl,
+  })
+  await expect(adapter.start(host)).rejects.toThrow(/cannot reach the Slack Web API at .* \(SLACK_API_URL\)/)
+})
