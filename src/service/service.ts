@@ -327,7 +327,8 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
 
   /**
    * Cancel a call: a waiting ask fails with ASK_CANCELLED; a continued call stops being
-   * answerable. False for an unknown or already finished call.
+   * answerable. False for an unknown or already finished call. REPLY_QUEUED when an answer is
+   * waiting for the agent to admit it (discard it first).
    */
   async cancel(callId: string, reason = 'the question was cancelled'): Promise<boolean> {
     const flight = [...this.flights.values()].find((f) => f.callId === callId)
@@ -339,6 +340,13 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     const dropped = await this.store.transact((calls) => {
       const call = calls.get(callId)
       if (!call || (call.state !== 'open' && call.state !== 'continued')) return { events: [], result: false }
+      // Someone's answer is waiting for the agent: cancelling would drop it without a trace.
+      if (call.queuedReply) {
+        throw new UserQuestionError(
+          'REPLY_QUEUED',
+          `call "${callId}" has an answer waiting for the agent; discard the reply before cancelling`,
+        )
+      }
       return { events: [{ type: 'dropped', callId, code: 'ASK_CANCELLED', message: reason }], result: true }
     })
     if (dropped) this.emit('dropped', callId, 'ASK_CANCELLED')

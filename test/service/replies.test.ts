@@ -102,6 +102,19 @@ describe('answer (late replies)', () => {
     expect((await service.replies('a'))[0]?.reply.payload.answers).toEqual(blue.answers)
   })
 
+  it('a continued call can be cancelled, but not while an answer waits for the agent', async () => {
+    const { service } = makeService()
+    await continued(service, 'c1')
+    await continued(service, 'c2')
+    expect(await service.cancel('c1')).toBe(true)
+    expect(await service.answer('a', 'c1', red)).toBe(false)
+    await service.answer('a', 'c2', red)
+    await expect(service.cancel('c2')).rejects.toMatchObject({ code: 'REPLY_QUEUED' })
+    expect((await service.replies('a')).map((r) => r.callId)).toEqual(['c2'])
+    await service.discardReply('a', 'c2')
+    expect(await service.cancel('c2')).toBe(true)
+  })
+
   it('replies to different continued calls do not block each other', async () => {
     const { service } = makeService()
     await continued(service, 'c1')
