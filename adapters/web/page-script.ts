@@ -162,6 +162,12 @@ function renderQuestion(card, q, single) {
   return box;
 }
 
+/** An approval or plan review answered with anything but its approve (or always) label. */
+function declined(card, parts) {
+  if (!card.intent || (card.kind !== 'approval' && card.kind !== 'plan-review')) return false;
+  return parts.indexOf(card.intent.approve) < 0 && (!card.intent.always || parts.indexOf(card.intent.always) < 0);
+}
+
 function answerText(card, qid) {
   var a = (card.result || []).find(function (x) { return x.id === qid; });
   if (!a) return null;
@@ -181,7 +187,7 @@ function renderSettled(card) {
     if (parts) {
       var line = h('div', { className: 'result' });
       if (parts.length === 0) line.appendChild(h('span', { className: 'skipped', text: 'skipped' }));
-      else line.appendChild(h('span', { className: 'answer', text: parts.join(', ') }));
+      else line.appendChild(h('span', { className: 'answer' + (declined(card, parts) ? ' declined' : ''), text: parts.join(', ') }));
       box.appendChild(line);
     }
     if (q.detailHtml) {

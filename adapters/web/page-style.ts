@@ -80,6 +80,7 @@ textarea { width: 100%; min-height: 70px; resize: vertical; }
 .card.settled .q-text { font-size: 14px; margin-bottom: 4px; }
 .card.settled .card-body { padding-top: 6px; }
 details summary { cursor: pointer; color: var(--muted); font-size: 13px; margin-top: 4px; }
+.result .answer.declined { background: var(--bad-soft); color: var(--bad); }
 .result .skipped { color: var(--muted); font-style: italic; }
 .continued-note { font-size: 13px; background: var(--warn-soft); color: var(--warn); padding: 6px 10px; border-radius: 8px; margin-bottom: 8px; }
 .subject { font-size: 13px; color: var(--muted); margin-bottom: 2px; }

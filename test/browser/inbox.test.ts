@@ -181,6 +181,11 @@ test('an approval answered in the page reaches the waiting ask; a plan review an
   await card('plan-1').locator('textarea').fill('Add a rollback step')
   await card('plan-1').locator('button[data-act="decline"]').click()
   expect((await plan).body.answers).toEqual([{ id: 'plan', selected: [], custom: 'Add a rollback step' }])
+  // Settled: an approval shows green, a declined plan red.
+  await until(async () => (await card('plan-1').getAttribute('data-status')) === 'answered')
+  expect(await card('plan-1').locator('.result .answer.declined').count()).toBe(1)
+  expect(await card('deploy-1').locator('.result .answer').count()).toBe(1)
+  expect(await card('deploy-1').locator('.result .answer.declined').count()).toBe(0)
 
   await card('timed-1').locator('button[data-option="No"]').click()
   expect((await timed).body.answers).toEqual([{ id: 'go', selected: ['No'] }])
