@@ -110,7 +110,7 @@ test('serve starts on the embedded defaults, logs JSON lines without secrets, st
 test('with a token every route but /healthz needs it, Slack clicks pass by signature, and no secret reaches the log', async () => {
   const token = 'serve-api-token-4f2c1'
   const secrets = {
-    botToken: 'xoxb-serve-bot-7e1d',
+    botToken: 'xoxb-fake-7e1d',
     signingSecret: 'serve-signing-secret-9a3b',
   }
   const fake = await FakeSlack.start(secrets)

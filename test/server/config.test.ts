@@ -24,7 +24,7 @@ describe('configuration', () => {
       parseConfig({
         ASKBRIDGE_PORT: '99999',
         ASKBRIDGE_URL: 'ftp://x',
-        SLACK_BOT_TOKEN: 'xoxp-user-token-value',
+        SLACK_BOT_TOKEN: 'xoxp-fake-usr',
         SLACK_CHANNEL: 'C1',
         DISCORD_PUBLIC_KEY: 'zz',
         ASKBRIDGE_HOST: '10.0.0.5',
@@ -44,7 +44,7 @@ describe('configuration', () => {
     ]) {
       expect(message).toContain(key)
     }
-    expect(message).not.toContain('xoxp-user-token-value')
+    expect(message).not.toContain('xoxp-fake-usr')
     expect((error as ConfigError).problems.length).toBeGreaterThanOrEqual(6)
   })
 
@@ -53,13 +53,13 @@ describe('configuration', () => {
       /SLACK_CHANNEL is set but SLACK_BOT_TOKEN is not[\s\S]*DISCORD_CHANNEL_ID is set but DISCORD_BOT_TOKEN is not/,
     )
     const ok = parseConfig({
-      SLACK_BOT_TOKEN: 'xoxb-test-token',
+      SLACK_BOT_TOKEN: 'xoxb-fake',
       SLACK_APP_TOKEN: 'xapp-test-token',
       SLACK_CHANNEL: 'C0123',
       DISCORD_BOT_TOKEN: 'discord-test-token',
       DISCORD_CHANNEL_ID: '110000000000000003',
     })
-    expect(secretsOf(ok)).toEqual(['xoxb-test-token', 'xapp-test-token', 'discord-test-token'])
+    expect(secretsOf(ok)).toEqual(['xoxb-fake', 'xapp-test-token', 'discord-test-token'])
   })
 
   test('.env fills in what the environment lacks; the environment wins', () => {

@@ -21,19 +21,15 @@ afterEach(async () => {
 it.each([
   [
     'socket',
-    { botToken: 'xoxb-not-the-token', appToken: 'xapp-test-token' },
+    { botToken: 'xoxb-wrong', appToken: 'xapp-test-token' },
     /bot token \(SLACK_BOT_TOKEN\): invalid_auth/,
   ],
   [
     'socket',
-    { botToken: 'xoxb-test-token', appToken: 'xapp-not-the-token' },
+    { botToken: 'xoxb-fake', appToken: 'xapp-not-the-token' },
     /app-level token \(SLACK_APP_TOKEN\): invalid_auth/,
   ],
-  [
-    'http',
-    { botToken: 'xoxb-not-the-token', signingSecret: 's' },
-    /bot token \(SLACK_BOT_TOKEN\): invalid_auth/,
-  ],
+  ['http', { botToken: 'xoxb-wrong', signingSecret: 's' }, /bot token \(SLACK_BOT_TOKEN\): invalid_auth/],
 ] as const)('%s mode: a refused token is named at start', async (_mode, tokens, message) => {
   fake = await FakeSlack.start()
   const adapter = new SlackAdapter({ ...tokens, apiUrl: fake.apiUrl })
@@ -63,7 +59,7 @@ it('a Web API that cannot be reached (wrong SLACK_API_URL) fails start at once, 
   const deadUrl = probe.apiUrl
   await probe.close()
   const adapter = new SlackAdapter({
-    botToken: 'xoxb-test-token',
+    botToken: 'xoxb-fake',
     appToken: 'xapp-test-token',
     apiUrl: deadUrl,
   })

@@ -16,7 +16,7 @@ import { checkMessage, checkView, mentionsIn, type Problem } from './validate.js
 type Json = Record<string, unknown>
 
 export interface FakeSlackOptions {
-  /** @default 'xoxb-test-token' */
+  /** @default 'xoxb-fake' */
   botToken?: string
   /** @default 'xapp-test-token' */
   appToken?: string
@@ -114,7 +114,7 @@ export class FakeSlack {
 
   private constructor(options: FakeSlackOptions) {
     this.options = {
-      botToken: options.botToken ?? 'xoxb-test-token',
+      botToken: options.botToken ?? 'xoxb-fake',
       appToken: options.appToken ?? 'xapp-test-token',
       signingSecret: options.signingSecret ?? 'test-signing-secret',
       pingIntervalMs: options.pingIntervalMs ?? 5000,
