@@ -43,4 +43,35 @@ describe('the library entry point (scenario 3: a harness embeds the answerer)', 
     await chat.stop()
     await store.close()
   })
+
+  it('a host whose own UI answered first tells the cards, which then say so', async () => {
+    const store = openStore('memory')
+    const service = new UserQuestionService({ store })
+    const adapter = new MemoryAdapter('slack')
+    const chat = new ChatAnswerer({
+      service,
+      adapters: [adapter],
+      destinations: [{ platform: 'slack', channel: 'C1' }],
+      escalationIntervalMs: 0,
+    })
+    await chat.start()
+    const controller = new AbortController()
+    // The harness races askbridge against its terminal UI.
+    const remote = chat.answerer({ questions: [colour], callId: 'race-1', signal: controller.signal }, () =>
+      Promise.reject(new Error('unused')),
+    )
+    remote.catch(() => {})
+    await until(() => adapter.messagesFor('race-1').length === 1, 'card posted')
+    // The terminal UI answered: the harness tells askbridge, then stops waiting for it.
+    expect(await chat.answeredElsewhere('race-1')).toBe(true)
+    controller.abort()
+    await until(
+      () => /answered elsewhere/i.test(adapter.messagesFor('race-1')[0]?.text ?? ''),
+      'elsewhere shown',
+    )
+    expect(adapter.messagesFor('race-1')[0]?.components).toEqual([])
+    expect(await chat.answeredElsewhere('race-1')).toBe(false)
+    await chat.stop()
+    await store.close()
+  })
 })

@@ -435,6 +435,18 @@ export class ChatAnswerer {
     }
   }
 
+  /**
+   * Tell the cards a question was answered somewhere else (a host's own terminal UI won the race):
+   * every copy says so and loses its buttons. Call it before aborting askbridge's answerer.
+   * Returns false when the card was already finished or is unknown.
+   * @example chat.answeredElsewhere(request.callId)
+   */
+  answeredElsewhere(callId: string): Promise<boolean> {
+    return this.mutate(callId, (card) =>
+      isLive(card) ? withStatus(card, 'elsewhere', 'answered elsewhere') : undefined,
+    )
+  }
+
   /** A discarded late reply: the card takes answers again, from a clean slate. */
   private async reopen(callId: string): Promise<void> {
     const call = await this.service.getCall(callId)
