@@ -11,7 +11,7 @@ import {
   InteractionResponseType,
   InteractionType,
 } from 'discord.js'
-import type { CardHost, ChatAdapter } from '../../src/answerer/adapter.js'
+import { type CardHost, type ChatAdapter, within } from '../../src/answerer/adapter.js'
 import type { CardState, Destination, Person } from '../../src/card/types.js'
 import { type Logger, silentLogger } from '../../src/log.js'
 import { Acknowledger } from './ack.js'
@@ -22,6 +22,9 @@ import { cardToDiscordMessages, type DiscordMessage } from './render.js'
 import { noticeText } from './text.js'
 import { DiscordTransport } from './transport.js'
 import { importPublicKey, ReplayGuard } from './verify.js'
+
+/** How long the may-this-person-answer check may take before a form opens anyway. */
+const FORM_CHECK_MS = 1000
 
 export { decodeInteraction, parseInteraction, toInbound } from './decode.js'
 export { declineModal, otherModal } from './modal.js'
@@ -317,6 +320,17 @@ export class DiscordAdapter implements ChatAdapter {
       case 'modal': {
         if (!card || ack.replied) {
           await ack.tell('Please press the button again.')
+          return
+        }
+        // Someone who may not answer is told now, not after typing a whole answer. The check must
+        // not cost the 3-second window: when it is slow, the form opens and submit decides.
+        const allowed = host.mayAnswer
+          ? await within(host.mayAnswer(card.callId, decoded.inbound.interaction.actor), FORM_CHECK_MS, {
+              ok: true,
+            })
+          : { ok: true }
+        if (!allowed.ok) {
+          await ack.tell(allowed.message ?? 'You cannot answer this question.')
           return
         }
         const data = decoded.modal === 'decline' ? declineModal(card, decoded.q) : otherModal(card, decoded.q)

@@ -9,7 +9,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type App, webApi } from '@slack/bolt'
-import type { CardHost, ChatAdapter, Destination, InteractionOutcome } from '../../src/answerer/adapter.js'
+import {
+  type CardHost,
+  type ChatAdapter,
+  type Destination,
+  type InteractionOutcome,
+  within,
+} from '../../src/answerer/adapter.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import { type Logger, silentLogger } from '../../src/log.js'
 import type { MessageBlock, SlackMessage } from './blocks.js'
@@ -31,6 +37,8 @@ import { boltLogger, createBoltApp, type SlackHttpReceiver } from './transport.j
 
 /** Acknowledge a click by then at the latest, whatever is still running. */
 const ACK_BUDGET_MS = 2000
+/** How long the may-this-person-answer check may take before a form opens anyway. */
+const FORM_CHECK_MS = 1000
 
 export { decodePayload } from './decode.js'
 export { declineModal, otherModal } from './modal.js'
@@ -479,6 +487,15 @@ export class SlackAdapter implements ChatAdapter {
       return
     }
     if (!triggerId) return
+    // Someone who may not answer is told now, not after typing a whole answer. The trigger_id
+    // lasts 3 seconds: when the check is slow, the form opens and the submission decides.
+    const allowed = host.mayAnswer
+      ? await within(host.mayAnswer(card.callId, actor), FORM_CHECK_MS, { ok: true })
+      : { ok: true }
+    if (!allowed.ok) {
+      await this.#notice(actor.userId, allowed.message ?? 'You cannot answer this question.', result.context)
+      return
+    }
     const view =
       result.modal === 'decline'
         ? declineModal(card, channel)

@@ -26,6 +26,27 @@ export interface InteractionOutcome {
 export interface CardHost {
   handle(input: InboundInteraction): Promise<InteractionOutcome>
   getCard(callId: string): Promise<CardState | undefined>
+  /**
+   * Whether this person may answer the card now (live, and an allowed responder). For a quick
+   * check before opening a form; the answer to the submitted form is still decided by `handle`.
+   */
+  mayAnswer?(callId: string, person: Person): Promise<{ ok: boolean; message?: string }>
+}
+
+/**
+ * A check that must not hold up a platform deadline: `fallback` when `work` takes longer than
+ * `ms` (the work goes on; its result is dropped).
+ */
+export async function within<T>(work: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms)
+  })
+  try {
+    return await Promise.race([work.catch(() => fallback), late])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /**

@@ -40,6 +40,7 @@ interface Waiter {
 }
 
 const CAS_ATTEMPTS = 20
+const NOT_ALLOWED = 'You are not one of the people who may answer this question.'
 
 /**
  * The chat answerer: posts a request as a card to its destinations (the same card mirrored in
@@ -86,6 +87,13 @@ export class ChatAnswerer {
     this.host = {
       handle: (input) => this.handle(input),
       getCard: async (callId) => (await this.store.getCard<CardState>(callId))?.state,
+      mayAnswer: async (callId, person) => {
+        const card = (await this.store.getCard<CardState>(callId))?.state
+        if (!card) return { ok: false, message: 'This question is no longer available.' }
+        if (!isLive(card)) return { ok: false, message: finishedRefusal(card).message }
+        if (!(await this.policy.allows(card, person))) return { ok: false, message: NOT_ALLOWED }
+        return { ok: true }
+      },
     }
   }
 
@@ -324,7 +332,7 @@ export class ChatAnswerer {
       }
       if (!(await this.policy.allows(card, actor))) {
         await audit(true, 'not-allowed')
-        return { ok: false, message: 'You are not one of the people who may answer this question.', card }
+        return { ok: false, message: NOT_ALLOWED, card }
       }
       const result = applyInteraction(card, interaction)
       if (!result.ok) {
