@@ -25,6 +25,22 @@ export interface ModalMetadata {
 
 const plain = (text: string): PlainText => ({ type: 'plain_text', text, emoji: true })
 
+/**
+ * What every askbridge form shares: its id in `callback_id` and `private_metadata` (with the
+ * channel to answer in), and `notify_on_close`, so closing it releases a held timed wait.
+ */
+function formFrame(callbackId: string, channel: string | undefined, title: string, submit: string) {
+  return {
+    type: 'modal' as const,
+    callback_id: callbackId,
+    private_metadata: encodeModalMetadata({ id: callbackId, ...(channel ? { channel } : {}) }),
+    title: plain(title),
+    submit: plain(submit),
+    close: plain('Cancel'),
+    notify_on_close: true,
+  }
+}
+
 export function encodeModalMetadata(meta: ModalMetadata): string {
   const json = JSON.stringify(meta)
   if (json.length > SLACK_LIMITS.privateMetadata) throw new RangeError('private_metadata too long')
@@ -56,13 +72,7 @@ export function otherModal(card: CardState, q: number, channel?: string, locale?
       ? (pickLocale(question.intent.display?.question, locale) ?? question.question)
       : question.question
   return {
-    type: 'modal',
-    callback_id: callbackId,
-    private_metadata: encodeModalMetadata({ id: callbackId, ...(channel ? { channel } : {}) }),
-    title: plain(freeText ? 'Your answer' : 'Other answer'),
-    submit: plain('Send'),
-    close: plain('Cancel'),
-    notify_on_close: true,
+    ...formFrame(callbackId, channel, freeText ? 'Your answer' : 'Other answer', 'Send'),
     blocks: [
       {
         type: 'section',
@@ -108,13 +118,7 @@ export function declineModal(card: CardState, channel?: string): ModalView {
   )
   const question = card.questions[0]
   return {
-    type: 'modal',
-    callback_id: callbackId,
-    private_metadata: encodeModalMetadata({ id: callbackId, ...(channel ? { channel } : {}) }),
-    title: plain('Decline plan'),
-    submit: plain('Decline'),
-    close: plain('Cancel'),
-    notify_on_close: true,
+    ...formFrame(callbackId, channel, 'Decline plan', 'Decline'),
     blocks: [
       {
         type: 'section',
