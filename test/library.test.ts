@@ -10,18 +10,24 @@ import {
 import { MemoryAdapter } from './fakes/memory-adapter.js'
 import { colour, until } from './helpers/service.js'
 
+/** What a harness does with the public entry point: a store, the service, the chat answerer. */
+async function embed() {
+  const store = openStore('memory')
+  const service = new UserQuestionService({ store })
+  const adapter = new MemoryAdapter('slack')
+  const chat = new ChatAnswerer({
+    service,
+    adapters: [adapter],
+    destinations: [{ platform: 'slack', channel: 'C1' }],
+    escalationIntervalMs: 0,
+  })
+  await chat.start()
+  return { store, adapter, chat }
+}
+
 describe('the library entry point (scenario 3: a harness embeds the answerer)', () => {
   it("registers askbridge's answerer as a plain function in the harness's own waterfall", async () => {
-    const store = openStore('memory')
-    const service = new UserQuestionService({ store })
-    const adapter = new MemoryAdapter('slack')
-    const chat = new ChatAnswerer({
-      service,
-      adapters: [adapter],
-      destinations: [{ platform: 'slack', channel: 'C1' }],
-      escalationIntervalMs: 0,
-    })
-    await chat.start()
+    const { store, adapter, chat } = await embed()
 
     // The harness's own chain: a terminal UI that delegates, then askbridge.
     const terminalUi: Answerer = async (_request, next) => next()
@@ -45,16 +51,7 @@ describe('the library entry point (scenario 3: a harness embeds the answerer)', 
   })
 
   it('a host whose own UI answered first tells the cards, which then say so', async () => {
-    const store = openStore('memory')
-    const service = new UserQuestionService({ store })
-    const adapter = new MemoryAdapter('slack')
-    const chat = new ChatAnswerer({
-      service,
-      adapters: [adapter],
-      destinations: [{ platform: 'slack', channel: 'C1' }],
-      escalationIntervalMs: 0,
-    })
-    await chat.start()
+    const { store, adapter, chat } = await embed()
     const controller = new AbortController()
     // The harness races askbridge against its terminal UI.
     const remote = chat.answerer({ questions: [colour], callId: 'race-1', signal: controller.signal }, () =>

@@ -1,12 +1,11 @@
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ChatAnswerer } from '../../src/answerer/chat.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
-import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
 import type { Store } from '../../src/store/types.js'
 import { MemoryAdapter } from '../fakes/memory-adapter.js'
+import { startAnswerer } from '../helpers/answerer.js'
 import { colour, regions, tempDir, until } from '../helpers/service.js'
 
 const ann: Person = { platform: 'slack', userId: 'U1', name: 'Ann' }
@@ -18,27 +17,17 @@ afterEach(async () => {
 })
 
 async function setup(options: { store?: Store; destinations?: number; holdMaxMs?: number } = {}) {
-  const store = options.store ?? openStore('memory')
-  const service = new UserQuestionService({ store })
   const adapter = new MemoryAdapter('slack')
   const destinations = Array.from({ length: options.destinations ?? 1 }, (_, i) => ({
     platform: 'slack' as const,
     channel: `C${i}`,
   }))
-  const chat = new ChatAnswerer({
-    service,
+  const { store, service, chat, close } = await startAnswerer({
     adapters: [adapter],
     destinations,
-    escalationIntervalMs: 0,
+    ...(options.store ? { store: options.store } : {}),
     ...(options.holdMaxMs ? { holdMaxMs: options.holdMaxMs } : {}),
   })
-  service.use(chat.answerer)
-  await chat.start()
-  const close = async () => {
-    await service.close()
-    await chat.stop()
-    await store.close()
-  }
   cleanups.push(close)
   const agent = service.agents.ensure('agent')
   const click = (callId: string, label: string, person: Person, id?: string) =>
@@ -293,23 +282,14 @@ describe('restart', () => {
     await one.store.close()
 
     // Second process on the same file, its adapter seeded with the messages posted before.
-    const store = openStore(file)
-    const service = new UserQuestionService({ store })
     const adapter = new MemoryAdapter('slack')
     for (const [id, m] of one.adapter.messages) adapter.messages.set(id, { ...m })
-    const chat = new ChatAnswerer({
-      service,
+    const { service, chat, close } = await startAnswerer({
+      store: openStore(file),
       adapters: [adapter],
       destinations: [{ platform: 'slack', channel: 'C0' }],
-      escalationIntervalMs: 0,
     })
-    service.use(chat.answerer)
-    await chat.start()
-    cleanups.push(async () => {
-      await service.close()
-      await chat.stop()
-      await store.close()
-    })
+    cleanups.push(close)
     await service.recover()
 
     expect((await chat.host.getCard('done'))?.answeredBy).toEqual(bob)

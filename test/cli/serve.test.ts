@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process'
+import { type ChildProcessByStdio, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Readable } from 'node:stream'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { FakeSlack } from '../fakes/slack/server.js'
 import { until } from '../server/helpers.js'
@@ -79,15 +80,8 @@ test('serve starts on the embedded defaults, logs JSON lines without secrets, st
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let stderr = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString()
-      const m = /Web inbox: (http:\/\/\S+)\/inbox/.exec(stderr)
-      if (m?.[1]) resolve(m[1])
-    })
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)))
-  })
+  const served = watchServe(child)
+  const url = await served.url
   const health = await fetch(`${url}/healthz`)
   expect(health.status).toBe(200)
   const unauth = await fetch(`${url}/v1/questions`, { headers: { authorization: 'Bearer wrong-token-here' } })
@@ -98,13 +92,16 @@ test('serve starts on the embedded defaults, logs JSON lines without secrets, st
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   child.kill('SIGTERM')
   expect(await exited).toBe(0)
-  const lines = stderr.split('\n').filter((l) => l.startsWith('{'))
+  const lines = served
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
   const logs = lines.map((l) => JSON.parse(l) as { level: string; msg: string })
   expect(logs.map((l) => l.msg)).toEqual(
     expect.arrayContaining(['askbridge is listening', 'askbridge is shutting down', 'askbridge stopped']),
   )
   expect(logs.some((l) => l.msg === 'request')).toBe(true)
-  expect(stderr).not.toContain(token)
+  expect(served.output()).not.toContain(token)
 })
 
 test('with a token every route but /healthz needs it, Slack clicks pass by signature, and no secret reaches the log', async () => {
@@ -129,16 +126,9 @@ test('with a token every route but /healthz needs it, Slack clicks pass by signa
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let stderr = ''
+  const served = watchServe(child)
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString()
-        const m = /Web inbox: (http:\/\/\S+)\/inbox/.exec(stderr)
-        if (m?.[1]) resolve(m[1])
-      })
-      child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)))
-    })
+    const url = await served.url
     fake.interactivityUrl = `${url}/slack/events`
     const routes: Array<[string, string]> = [
       ['POST', '/v1/ask'],
@@ -202,6 +192,21 @@ test('with a token every route but /healthz needs it, Slack clicks pass by signa
     await exited
     await fake.close()
   }
-  expect(stderr).toContain('askbridge stopped')
-  for (const secret of [token, secrets.botToken, secrets.signingSecret]) expect(stderr).not.toContain(secret)
+  expect(served.output()).toContain('askbridge stopped')
+  for (const secret of [token, secrets.botToken, secrets.signingSecret])
+    expect(served.output()).not.toContain(secret)
 })
+
+/** Follow a `serve` child's stderr: the inbox URL once it is listening, and everything it logged. */
+function watchServe(child: ChildProcessByStdio<null, Readable, Readable>) {
+  let stderr = ''
+  const url = new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString()
+      const m = /Web inbox: (http:\/\/\S+)\/inbox/.exec(stderr)
+      if (m?.[1]) resolve(m[1])
+    })
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)))
+  })
+  return { url, output: () => stderr }
+}

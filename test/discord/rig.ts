@@ -37,6 +37,22 @@ export interface RigOptions extends FakeDiscordOptions {
   plan?: Partial<RoutePlan>
 }
 
+/** Wait for the adapter's initial response to an interaction (failing with the fake's errors). */
+export async function waitResponded(record: InteractionRecord): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no interaction response; fake errors: ${JSON.stringify(record.errors)}`)),
+      8000,
+    )
+  })
+  try {
+    await Promise.race([record.responded, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 export async function discordRig(options: RigOptions = {}) {
   const fake = await new FakeDiscord({ ...options, ...(options.http ? { delivery: 'http' } : {}) }).start()
   const store = openStore('memory')
@@ -135,21 +151,6 @@ export async function discordRig(options: RigOptions = {}) {
     const record = await fake.select(found.message.id, found.customId, values, user)
     await waitResponded(record)
     return record
-  }
-
-  const waitResponded = async (record: InteractionRecord) => {
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no interaction response; fake errors: ${JSON.stringify(record.errors)}`)),
-        8000,
-      )
-    })
-    try {
-      await Promise.race([record.responded, timeout])
-    } finally {
-      clearTimeout(timer)
-    }
   }
 
   const hasLiveComponents = async (callId: string) =>

@@ -1,12 +1,11 @@
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ChatAnswerer } from '../../src/answerer/chat.js'
 import type { Person } from '../../src/card/types.js'
 import { routesRouter } from '../../src/routing/routes.js'
-import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
 import type { Store } from '../../src/store/types.js'
 import { MemoryAdapter } from '../fakes/memory-adapter.js'
+import { startAnswerer } from '../helpers/answerer.js'
 import { deployApproval, manualClock, onCallRoutes } from '../helpers/routing.js'
 import { tempDir, until } from '../helpers/service.js'
 
@@ -23,26 +22,16 @@ afterEach(async () => {
 async function setup(
   options: { store?: Store; now?: () => number; groupTtlMs?: number; adapter?: MemoryAdapter } = {},
 ) {
-  const store = options.store ?? openStore('memory')
   const now = options.now ?? Date.now
-  const service = new UserQuestionService({ store, now })
   const adapter = options.adapter ?? new MemoryAdapter('slack')
   if (!adapter.groups.has('S0ONCALL')) adapter.groups.set('S0ONCALL', ['U0ONCALL1', 'U0ONCALL2'])
-  const chat = new ChatAnswerer({
-    service,
+  const { store, service, chat, close } = await startAnswerer({
     adapters: [adapter],
     router: routesRouter(onCallRoutes, [{ platform: 'slack', channel: 'C0DEFAULT' }]),
     now,
-    escalationIntervalMs: 0,
+    ...(options.store ? { store: options.store } : {}),
     ...(options.groupTtlMs === undefined ? {} : { groupTtlMs: options.groupTtlMs }),
   })
-  service.use(chat.answerer)
-  await chat.start()
-  const close = async () => {
-    await service.close()
-    await chat.stop()
-    await store.close()
-  }
   cleanups.push(close)
   let n = 0
   const press = (callId: string, person: Person, type: 'approve' | 'reject') =>

@@ -6,18 +6,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { DiscordAdapter } from '../../adapters/discord/index.js'
-import { ChatAnswerer } from '../../src/answerer/chat.js'
 import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { routesRouter, validateRoutes } from '../../src/routing/routes.js'
-import { UserQuestionService } from '../../src/service/service.js'
-import { openStore } from '../../src/store/index.js'
-import {
-  FakeDiscord,
-  type FakeUser,
-  type InteractionRecord,
-  type StoredMessage,
-} from '../fakes/discord/server.js'
+import { waitResponded } from '../discord/rig.js'
+import { FakeDiscord, type FakeUser, type StoredMessage } from '../fakes/discord/server.js'
+import { startAnswerer } from '../helpers/answerer.js'
 import { until } from '../helpers/service.js'
 
 const CHANNEL = '110000000000000003'
@@ -68,34 +62,20 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-/**
- * The fake Discord models one guild channel; escalation needs a second text channel in the same
- * guild. The fake keeps its channels in a private map, so register one there (read only here: the
- * fake's file belongs to the Discord adapter's tests).
- */
+/** A bridge on the fake Discord with a second guild channel for escalation, on a manual clock. */
 async function start() {
   let t = 1_700_000_000_000
   const clock = { now: () => t, advance: (ms: number) => (t += ms) }
   const fake = await new FakeDiscord({ channelId: CHANNEL }).start()
   cleanups.push(() => fake.close())
   fake.addChannel(ESCALATION_CHANNEL)
-  const store = openStore('memory')
-  const service = new UserQuestionService({ store, now: clock.now })
   const adapter = new DiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl })
-  const chat = new ChatAnswerer({
-    service,
+  const { store, service, chat, close } = await startAnswerer({
     adapters: [adapter],
     router: routesRouter(ROUTES, [{ platform: 'discord', channel: CHANNEL }]),
     now: clock.now,
-    escalationIntervalMs: 0,
   })
-  service.use(chat.answerer)
-  await chat.start()
-  cleanups.push(async () => {
-    await service.close()
-    await chat.stop()
-    await store.close()
-  })
+  cleanups.push(close)
 
   /** The call's messages in the fake, in posting order, across every channel. */
   const messages = (callId: string): StoredMessage[] =>
@@ -107,7 +87,7 @@ async function start() {
       const found = componentsOf(message, callId).find((c) => c.ref.verb === verb)
       if (!found) continue
       const record = await fake.click(message.id, found.customId, user)
-      await responded(record)
+      await waitResponded(record)
       return record
     }
     throw new Error(`no live ${verb} button on ${callId} in ${channel}`)
@@ -124,21 +104,6 @@ function componentsOf(message: { components?: unknown }, callId: string) {
       return ref?.callId === callId ? [{ customId: String(c.custom_id), ref }] : []
     }),
   )
-}
-
-async function responded(record: InteractionRecord): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no interaction response; fake errors: ${JSON.stringify(record.errors)}`)),
-      8000,
-    )
-  })
-  try {
-    await Promise.race([record.responded, timeout])
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 describe('Discord routing by role', () => {
