@@ -18,10 +18,11 @@ import {
   ComponentType,
 } from 'discord.js'
 import { encodeComponentId } from '../../src/card/codec.js'
+import { pickLocale } from '../../src/card/text.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { DISCORD_LIMITS as L } from './limits.js'
-import { clamp, escapeInline, escapeMentions, pickLocale, splitMarkdown } from './text.js'
+import { clamp, escapeInline, escapeMentions, splitMarkdown } from './text.js'
 
 export type DiscordRow = APIActionRowComponent<APIComponentInMessageActionRow>
 

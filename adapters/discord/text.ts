@@ -1,9 +1,3 @@
-/**
- * Text helpers for Discord rendering: mention-safe escaping, splitting long markdown without losing
- * a character, display clamps, and locale lookup. Pure functions.
- */
-import type { LocalizedText } from '../../src/protocol/types.js'
-
 const ZWSP = '\u200b'
 
 /**
@@ -86,21 +80,7 @@ export function splitMarkdown(text: string, max: number): string[] {
   return chunks
 }
 
-/**
- * Pick the wording for a locale: exact (`pt-BR`), then the language (`pt`), then any regional variant
- * of it, then `en`.
- */
-export function pickLocale(text: LocalizedText, locale: string | undefined): string {
-  if (locale) {
-    const exact = text[locale]
-    if (exact) return exact
-    const lang = locale.split('-')[0] ?? locale
-    const base = text[lang]
-    if (base) return base
-    for (const [key, value] of Object.entries(text)) if (key.split('-')[0] === lang && value) return value
-  }
-  return text.en
-}
+export { pickLocale } from '../../src/card/text.js'
 
 /**
  * A private notice fits one message (2000 characters); line breaks are kept. Notices quote names

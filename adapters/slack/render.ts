@@ -5,9 +5,11 @@
  * it continues in further messages: nothing is cut silently, and the controls that finish the card
  * (Submit, Take my time) sit in the last message, after everything they refer to.
  */
+
 import { encodeComponentId } from '../../src/card/codec.js'
+import { pickLocale } from '../../src/card/text.js'
 import type { CardState, Person, QuestionDraft } from '../../src/card/types.js'
-import type { AskUserQuestionItem, LocalizedText } from '../../src/protocol/types.js'
+import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import {
   type ActionElement,
   type ActionsBlock,
@@ -58,12 +60,6 @@ const id = (callId: string, verb: Parameters<typeof encodeComponentId>[0]['verb'
     { callId, verb, ...(q === undefined ? {} : { q }), ...(o === undefined ? {} : { o }) },
     SLACK_LIMITS.actionId,
   )
-
-/** Pick a localized text (`pt-BR` falls back to `pt`, then `en`). */
-export function pickLocale(texts: LocalizedText | undefined, locale = 'en'): string | undefined {
-  if (!texts) return undefined
-  return texts[locale] ?? texts[locale.split(/[-_]/)[0] ?? ''] ?? texts.en
-}
 
 /** Slack date formatting: every reader sees their own time zone; the fallback is UTC. */
 export function slackDate(epochMs: number, format = '{date_short_pretty} at {time}'): string {

@@ -1,46 +1,21 @@
-/**
- * Cut `text` to at most `max` UTF-16 units (what Slack and Discord count), ending with `…` when
- * cut, never splitting a surrogate pair. The full text stays the answer value elsewhere.
- */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text
-  if (max <= 0) return ''
-  let cut = max - 1
-  const code = text.charCodeAt(cut - 1)
-  if (code >= 0xd800 && code <= 0xdbff) cut-- // do not leave half an emoji
-  return `${text.slice(0, cut)}…`
-}
+import type { LocalizedText } from '../protocol/types.js'
 
 /**
- * Split long text into chunks of at most `max` units, preferring paragraph, then line, then
- * word boundaries, so nothing is silently cut.
+ * Pick the wording for a locale: exact (`pt-BR`), then the language (`pt`), then any regional
+ * variant of it (`pt-PT`), then `en`. Used by every renderer for approval `display` texts.
+ * @example pickLocale({ en: 'Approve', de: 'Genehmigen' }, 'de-AT') // 'Genehmigen'
  */
-export function splitText(text: string, max: number): string[] {
-  const chunks: string[] = []
-  let rest = text
-  while (rest.length > max) {
-    const window = rest.slice(0, max)
-    let at = window.lastIndexOf('\n\n')
-    if (at < max / 2) at = window.lastIndexOf('\n')
-    if (at < max / 2) at = window.lastIndexOf(' ')
-    if (at < max / 2) at = max
-    const code = rest.charCodeAt(at - 1)
-    if (code >= 0xd800 && code <= 0xdbff) at--
-    chunks.push(rest.slice(0, at).trimEnd())
-    rest = rest.slice(at).replace(/^\n+/, '')
-  }
-  if (rest.length > 0 || chunks.length === 0) chunks.push(rest)
-  return chunks
-}
-
-/** Pick a localized text for `locale` (`pt-BR` falls back to `pt`, then `en`). */
-export function localized(texts: { en: string; [locale: string]: string } | undefined, locale?: string) {
+export function pickLocale(texts: LocalizedText, locale?: string): string
+export function pickLocale(texts: LocalizedText | undefined, locale?: string): string | undefined
+export function pickLocale(texts: LocalizedText | undefined, locale?: string): string | undefined {
   if (!texts) return undefined
   if (locale) {
     const exact = texts[locale]
-    if (exact !== undefined) return exact
-    const base = texts[locale.split(/[-_]/)[0] ?? '']
-    if (base !== undefined) return base
+    if (exact) return exact
+    const lang = locale.split(/[-_]/)[0] ?? locale
+    const base = texts[lang]
+    if (base) return base
+    for (const [key, value] of Object.entries(texts)) if (key.split(/[-_]/)[0] === lang && value) return value
   }
   return texts.en
 }

@@ -241,11 +241,6 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     }
   }
 
-  /** Whether a timed wait is live for this call (for clients deciding to attach). */
-  hasLiveWait(agentId: string, callId: string): boolean {
-    return this.waits.has(key(agentId, callId))
-  }
-
   /** The in-flight ask for this agent and call, to re-attach a caller to it. */
   inflight(agentId: string, callId: string): Promise<TimedUserQuestionResult> | undefined {
     return this.flights.get(key(agentId, callId))?.promise
