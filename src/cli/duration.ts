@@ -1,15 +1,7 @@
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+import { parseDuration as parse } from '../routing/duration.js'
 
-/**
- * Parse `90s`, `5m`, `1h`, `1d`, `250ms` or a bare number of seconds into milliseconds.
- * Returns undefined for anything else (including zero and negatives).
- */
-export function parseDuration(text: string): number | undefined {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(text)
-  if (!m) return undefined
-  const n = Number(m[1]) * (UNITS[(m[2] ?? 's').toLowerCase()] ?? 1000)
-  return Number.isFinite(n) && n >= 1 ? Math.round(n) : undefined
-}
+/** `--timeout` values: `90s`, `5m`, `1h`, `1d`, `250ms`, fractions, or a bare number of seconds. */
+export const parseDuration = (text: string): number | undefined => parse(text, { lenient: true })
 
 /** `83000` -> `1m 23s`, for countdowns. */
 export function formatDuration(ms: number): string {
