@@ -4,9 +4,10 @@
  * - Socket Mode (an app-level token): Bolt's own SocketModeReceiver; no public URL needed.
  * - HTTP (a signing secret): {@link SlackHttpReceiver}, a Bolt receiver the askbridge server mounts
  *   at `POST /slack/events` on its own port. It verifies the signature itself (401 on failure) and
- *   answers Slack as soon as a listener acks, or after {@link ACK_FALLBACK_MS} whatever happens.
+ *   answers Slack as soon as a listener acks, or when processing ends (a payload no listener took).
  *
- * Acknowledging is the transport's concern only; listeners ack first and work afterwards.
+ * When to acknowledge is decided once, by the listeners (inbound.ts, ACK_DEADLINE_MS), for both
+ * transports; a transport only delivers the acknowledgement.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
@@ -21,8 +22,6 @@ import {
 import type { Logger as AskbridgeLogger } from '../../src/log.js'
 import { verifySlackSignature } from './verify.js'
 
-/** Slack waits 3 s for an ack; answer a little earlier if no listener did. */
-export const ACK_FALLBACK_MS = 2500
 /** Interactivity payloads are small; refuse anything absurd. */
 const MAX_BODY_BYTES = 1024 * 1024
 
@@ -105,7 +104,6 @@ export class SlackHttpReceiver implements Receiver {
     const ack = async (response?: unknown) => {
       if (acked) return
       acked = true
-      clearTimeout(fallback)
       if (response === undefined || response === '') {
         res.writeHead(200).end()
       } else if (typeof response === 'string') {
@@ -114,8 +112,6 @@ export class SlackHttpReceiver implements Receiver {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response))
       }
     }
-    // Slack shows the person an error if nothing answers within 3 s; never let that happen.
-    const fallback = setTimeout(() => void ack(), ACK_FALLBACK_MS)
     const retryNum = Number(header(req, 'x-slack-retry-num'))
     const retryReason = header(req, 'x-slack-retry-reason')
     const event: ReceiverEvent = {

@@ -1,0 +1,193 @@
+/**
+ * Outbound: post a card as one or more messages, update every message of a copy (growing or
+ * shrinking it), take a half-posted card back down. All Web API writes go through the
+ * per-channel queues (Retry-After, pacing).
+ *
+ * Which copies exist and which reference is current is the answerer's (it stores the reference
+ * `update` returns); this file keeps only what each message last showed, to skip no-op edits.
+ */
+import type { webApi } from '@slack/bolt'
+import type { Destination } from '../../src/answerer/adapter.js'
+import type { CardState } from '../../src/card/types.js'
+import type { Logger } from '../../src/log.js'
+import type { MessageBlock, SlackMessage } from './blocks.js'
+import { slackError } from './errors.js'
+import type { ChannelQueues, LaneCall } from './queue.js'
+import { cardToMessages, type RenderOptions } from './render.js'
+
+/** What `post` returns and `update` receives: where the card's messages are. JSON-serializable. */
+export interface SlackRef {
+  channel: string
+  /** The card's messages in order; the first is the main one. */
+  ts: string[]
+  /** The destination's mentions, so updates render the same header. */
+  mention?: string[]
+  /** The reader's locale, for a direct message. */
+  locale?: string
+}
+
+export function isSlackRef(ref: unknown): ref is SlackRef {
+  if (typeof ref !== 'object' || ref === null) return false
+  const r = ref as Record<string, unknown>
+  return typeof r.channel === 'string' && Array.isArray(r.ts) && r.ts.every((t) => typeof t === 'string')
+}
+
+/** Last-shown message renders kept to skip no-op updates. */
+const SHOWN_CACHE = 5000
+
+export interface OutboundDeps {
+  client: webApi.WebClient
+  queues: ChannelQueues
+  logger: Logger
+  /** Locale for channel messages (everyone in a channel sees one text). */
+  locale?: string
+}
+
+export class SlackOutbound {
+  readonly #deps: OutboundDeps
+  /** What each message last showed, to skip no-op updates. Keyed `channel:ts`. */
+  readonly #shown = new Map<string, string>()
+
+  constructor(deps: OutboundDeps) {
+    this.#deps = deps
+  }
+
+  async post(card: CardState, destination: Destination): Promise<SlackRef> {
+    let channel = destination.channel ?? (destination.user ? await this.openDm(destination.user) : undefined)
+    if (!channel) throw new Error('A Slack destination needs a channel or a user')
+    const mention = destination.mention?.length ? [...destination.mention] : undefined
+    // A direct message has one reader: word approvals in their locale (needs users:read).
+    const locale =
+      !destination.channel && destination.user ? await this.#userLocale(destination.user) : undefined
+    const messages = cardToMessages(card, this.#renderOptions(mention, locale))
+    const ts: string[] = []
+    try {
+      await this.#deps.queues.run(channel, async (call) => {
+        for (const message of messages) {
+          const posted = await this.#postMessage(channel as string, message, call)
+          channel = posted.channel
+          ts.push(posted.ts)
+        }
+      })
+    } catch (error) {
+      // A card half posted would leave live buttons nobody updates: take the parts back down.
+      await this.#deleteAll(channel, ts)
+      throw error
+    }
+    return { channel, ts, ...(mention ? { mention } : {}), ...(locale ? { locale } : {}) }
+  }
+
+  /**
+   * Update every message of a card copy. Resolves to a new reference when the copy grew a
+   * message (the answerer stores it, so an update after a restart edits that message instead of
+   * posting another); undefined keeps the old one.
+   */
+  update(card: CardState, ref: unknown): Promise<SlackRef | undefined> {
+    if (!isSlackRef(ref) || ref.ts.length === 0)
+      return Promise.reject(new Error('not a Slack card reference'))
+    return this.#deps.queues.run(ref.channel, (call) => this.#applyUpdate(card, ref, call))
+  }
+
+  async #applyUpdate(card: CardState, ref: SlackRef, call: LaneCall): Promise<SlackRef | undefined> {
+    const messages = cardToMessages(card, this.#renderOptions(ref.mention, ref.locale))
+    const all = [...ref.ts]
+    for (const [i, message] of messages.entries()) {
+      const ts = all[i]
+      if (ts === undefined) {
+        // The card grew (long answers in the result): add a message after the others.
+        all.push((await this.#postMessage(ref.channel, message, call)).ts)
+        continue
+      }
+      await this.#updateMessage(ref.channel, ts, message, call)
+    }
+    // The card shrank: leave a pointer instead of stale buttons.
+    for (const ts of all.slice(messages.length)) {
+      await this.#updateMessage(ref.channel, ts, continuedAbove(), call)
+    }
+    return all.length > ref.ts.length ? { ...ref, ts: all } : undefined
+  }
+
+  async #postMessage(
+    channel: string,
+    message: SlackMessage,
+    call: LaneCall,
+  ): Promise<{ channel: string; ts: string }> {
+    const result = await call('chat.postMessage', () =>
+      this.#deps.client.chat.postMessage({ channel, ...message, unfurl_links: false, unfurl_media: false }),
+    )
+    if (!result.ts) throw new Error('chat.postMessage returned no ts')
+    const where = result.channel ?? channel
+    this.#show(`${where}:${result.ts}`, JSON.stringify(message))
+    return { channel: where, ts: result.ts }
+  }
+
+  async #updateMessage(channel: string, ts: string, message: SlackMessage, call: LaneCall): Promise<void> {
+    const json = JSON.stringify(message)
+    if (this.#shown.get(`${channel}:${ts}`) === json) return
+    try {
+      await call('chat.update', () => this.#deps.client.chat.update({ channel, ts, ...message }))
+      this.#show(`${channel}:${ts}`, json)
+    } catch (error) {
+      // A message someone deleted cannot be updated; the other copies still can.
+      if (slackError(error) === 'message_not_found') {
+        this.#deps.logger.warn(`Slack message ${channel}/${ts} is gone; not updating it`)
+        return
+      }
+      throw error
+    }
+  }
+
+  async #deleteAll(channel: string, ts: string[]): Promise<void> {
+    for (const t of ts) {
+      try {
+        await this.#deps.queues.now('chat.delete', () => this.#deps.client.chat.delete({ channel, ts: t }))
+      } catch (error) {
+        this.#deps.logger.warn('could not remove part of a card that failed to post', { channel, error })
+      }
+    }
+  }
+
+  async openDm(userId: string): Promise<string> {
+    const result = await this.#deps.queues.now('conversations.open', () =>
+      this.#deps.client.conversations.open({ users: userId }),
+    )
+    const id = result.channel?.id
+    if (!id) throw new Error(`could not open a direct message with ${userId}`)
+    return id
+  }
+
+  /** Remember what a message shows, dropping the oldest entries past the cap. */
+  #show(key: string, json: string): void {
+    this.#shown.delete(key)
+    this.#shown.set(key, json)
+    if (this.#shown.size > SHOWN_CACHE) {
+      const oldest = this.#shown.keys().next().value
+      if (oldest !== undefined) this.#shown.delete(oldest)
+    }
+  }
+
+  #renderOptions(mention: string[] | undefined, personLocale?: string): RenderOptions {
+    const locale = personLocale ?? this.#deps.locale
+    return { ...(mention ? { mentions: mention } : {}), ...(locale ? { locale } : {}) }
+  }
+
+  /** A user's Slack locale (`users.info` with `include_locale`), or undefined when unavailable. */
+  async #userLocale(userId: string): Promise<string | undefined> {
+    try {
+      const result = await this.#deps.queues.now('users.info', () =>
+        this.#deps.client.users.info({ user: userId, include_locale: true }),
+      )
+      return result.user?.locale || undefined
+    } catch (error) {
+      this.#deps.logger.debug('users.info failed; using the default locale', { error: slackError(error) })
+      return undefined
+    }
+  }
+}
+
+function continuedAbove(): SlackMessage {
+  const blocks: MessageBlock[] = [
+    { type: 'context', elements: [{ type: 'mrkdwn', text: '(see the message above)' }] },
+  ]
+  return { text: '(see the message above)', blocks }
+}
