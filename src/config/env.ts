@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { z } from 'zod'
+import { isPostgresUrl, parsePostgresUrl } from '../store/pg-url.js'
 
 /** Hosts that never leave the machine; anything else needs ASKBRIDGE_API_TOKEN. */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
@@ -26,10 +27,13 @@ const url = (what: string) =>
  */
 function dbProblem(value: string): string | undefined {
   if (value === 'memory' || value === ':memory:') return undefined
-  if (/^postgres(ql)?:\/\//i.test(value))
+  if (isPostgresUrl(value)) {
+    const parsed = parsePostgresUrl(value)
+    if ('problem' in parsed) return parsed.problem
     return 'PostgreSQL is not supported yet; use sqlite:PATH or a file path'
+  }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !value.startsWith('sqlite:')) {
-    return 'must be sqlite:PATH or a file path'
+    return 'must be sqlite:PATH, a file path or a postgres:// URL'
   }
   const path = value.startsWith('sqlite:') ? value.slice('sqlite:'.length) : value
   // An empty path would open a throwaway database: every question lost on restart.
@@ -167,6 +171,12 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
   throw new ConfigError(problems)
 }
 
+function dbPassword(value: string): string | undefined {
+  if (!isPostgresUrl(value)) return undefined
+  const parsed = parsePostgresUrl(value)
+  return 'target' in parsed ? parsed.target.password : undefined
+}
+
 /** Values that must never reach a log line. */
 export function secretsOf(config: Config): string[] {
   return [
@@ -175,5 +185,6 @@ export function secretsOf(config: Config): string[] {
     config.SLACK_APP_TOKEN,
     config.SLACK_SIGNING_SECRET,
     config.DISCORD_BOT_TOKEN,
+    dbPassword(config.ASKBRIDGE_DB),
   ].filter((v): v is string => typeof v === 'string' && v.length > 0)
 }

@@ -2,6 +2,8 @@ import { SqliteStore, type SqliteStoreOptions } from './sqlite.js'
 import type { Store } from './types.js'
 
 export * from './fold.js'
+export { migrate, openPostgres, StoreOpenError } from './pg-connect.js'
+export { isPostgresUrl, parsePostgresUrl } from './pg-url.js'
 export * from './sqlite.js'
 export * from './types.js'
 

@@ -1,0 +1,135 @@
+import pg from 'pg'
+import { MIGRATIONS, type Migration } from './pg-migrations.js'
+import { type PostgresTarget, parsePostgresUrl } from './pg-url.js'
+
+/** The database could not be opened at start: the message names ASKBRIDGE_DB and the server's refusal. */
+export class StoreOpenError extends Error {
+  override readonly name = 'StoreOpenError'
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+  }
+}
+
+export interface PostgresPoolOptions {
+  /** Most connections this process holds. @default 10 */
+  max?: number
+  /** Shown in pg_stat_activity. @default 'askbridge' */
+  applicationName?: string
+  /** Give up connecting after this long. @default 10000 */
+  connectTimeoutMs?: number
+}
+
+/** What {@link openPostgres} did. */
+export interface OpenedPostgres {
+  pool: pg.Pool
+  target: PostgresTarget
+  /** Migration versions this process applied (empty when another replica already had). */
+  applied: number[]
+}
+
+/**
+ * Connect to PostgreSQL and bring the schema up to date. Several processes starting at once
+ * migrate once: migrations run under an advisory lock held for the schema.
+ * Throws a StoreOpenError naming ASKBRIDGE_DB (without the password) and the server's refusal.
+ */
+export async function openPostgres(
+  value: string,
+  options: PostgresPoolOptions & { migrations?: readonly Migration[] } = {},
+): Promise<OpenedPostgres> {
+  const parsed = parsePostgresUrl(value)
+  if ('problem' in parsed) throw new StoreOpenError(`ASKBRIDGE_DB ${parsed.problem}`)
+  const { target } = parsed
+  const pool = new pg.Pool({
+    connectionString: target.connectionString,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'askbridge',
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
+  })
+  // An idle client whose server went away emits 'error' on the pool; without a listener that
+  // would crash the process. The next query reconnects.
+  pool.on('error', () => {})
+  try {
+    const applied = await migrate(pool, target, options.migrations ?? MIGRATIONS)
+    return { pool, target, applied }
+  } catch (error) {
+    await pool.end().catch(() => {})
+    if (error instanceof StoreOpenError) throw error
+    throw new StoreOpenError(
+      `ASKBRIDGE_DB (${target.redacted}): cannot open the PostgreSQL database: ${refusal(error, target)}`,
+      { cause: error },
+    )
+  }
+}
+
+/** The server's (or the socket's) own words, with the password cut out should it appear. */
+function refusal(error: unknown, target: PostgresTarget): string {
+  const e = error as { message?: string; code?: string; errors?: Array<{ message?: string }> }
+  // A refused connection to a name with several addresses is an AggregateError with no message.
+  let text = e.message || e.errors?.map((x) => x.message).join('; ') || e.code || String(error)
+  if (target.password) text = text.split(target.password).join('***')
+  return text
+}
+
+const MIGRATION_LOCK = 'askbridge.migrate'
+
+/**
+ * Apply every migration the database lacks, each in its own transaction, under a session
+ * advisory lock keyed by the schema: a second process waits, then finds nothing to do.
+ * Returns the versions applied by this call.
+ */
+export async function migrate(
+  pool: pg.Pool,
+  target: PostgresTarget,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
+  const client = await pool.connect()
+  try {
+    if (target.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${target.schema}"`)
+    const { rows } = await client.query<{ schema: string | null }>('SELECT current_schema() AS schema')
+    const schema = rows[0]?.schema
+    if (!schema) {
+      throw new StoreOpenError(
+        `ASKBRIDGE_DB (${target.redacted}): the search_path names no existing schema; add ?schema=NAME`,
+      )
+    }
+    await client.query('SELECT pg_advisory_lock(hashtext($1), hashtext($2))', [MIGRATION_LOCK, schema])
+    try {
+      await client.query(`CREATE TABLE IF NOT EXISTS askbridge_migrations (
+        version INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`)
+      const done = new Set(
+        (await client.query<{ version: number }>('SELECT version FROM askbridge_migrations')).rows.map(
+          (r) => r.version,
+        ),
+      )
+      const applied: number[] = []
+      for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+        if (done.has(m.version)) continue
+        await client.query('BEGIN')
+        try {
+          await client.query(m.sql)
+          await client.query('INSERT INTO askbridge_migrations (version, name) VALUES ($1, $2)', [
+            m.version,
+            m.name,
+          ])
+          await client.query('COMMIT')
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => {})
+          throw new StoreOpenError(
+            `ASKBRIDGE_DB (${target.redacted}): migration ${m.version} (${m.name}) failed: ${refusal(error, target)}`,
+            { cause: error },
+          )
+        }
+        applied.push(m.version)
+      }
+      return applied
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [MIGRATION_LOCK, schema])
+    }
+  } finally {
+    client.release()
+  }
+}

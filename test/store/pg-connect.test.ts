@@ -1,0 +1,148 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { parseConfig, secretsOf } from '../../src/config/env.js'
+import { migrate, openPostgres, StoreOpenError } from '../../src/store/pg-connect.js'
+import { MIGRATIONS } from '../../src/store/pg-migrations.js'
+import { parsePostgresUrl } from '../../src/store/pg-url.js'
+import { PG_URL, type TestSchema, testSchema } from '../helpers/pg.js'
+
+describe('ASKBRIDGE_DB postgres URLs', () => {
+  it('accepts postgres:// and postgresql://, keeps ?schema= for itself and hides the password', () => {
+    for (const scheme of ['postgres', 'postgresql']) {
+      const parsed = parsePostgresUrl(
+        `${scheme}://bridge:s3cr%40t@db.internal:6432/approvals?schema=bridge&sslmode=require`,
+      )
+      if (!('target' in parsed)) throw new Error(parsed.problem)
+      expect(parsed.target.schema).toBe('bridge')
+      expect(parsed.target.password).toBe('s3cr@t')
+      expect(parsed.target.redacted).toBe(
+        `${scheme}://bridge:***@db.internal:6432/approvals?schema=bridge&sslmode=require`,
+      )
+      expect(parsed.target.connectionString).not.toContain('schema=')
+      expect(parsed.target.connectionString).toContain('sslmode=require')
+    }
+  })
+
+  it('names what is wrong without echoing the password', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['postgres://', /not a valid postgres:\/\/ URL|names no host/],
+      ['postgres://u:pw@/db', /not a valid postgres:\/\/ URL/],
+      ['postgres:///db', /names no host/],
+      ['postgres://u:pw@db/x?schema=1bad;drop', /schema must be/],
+    ]
+    for (const [value, problem] of cases) {
+      const parsed = parsePostgresUrl(value)
+      expect('problem' in parsed && parsed.problem).toMatch(problem)
+      if ('problem' in parsed) expect(parsed.problem).not.toContain('pw')
+    }
+  })
+
+  it('configuration names a bad URL under ASKBRIDGE_DB and keeps its password out of logs', () => {
+    expect(() => parseConfig({ ASKBRIDGE_DB: 'postgres://u:pw@db/x?schema=no-dash' })).toThrow(
+      /ASKBRIDGE_DB schema must be/,
+    )
+    const config = parseConfig({ ASKBRIDGE_DB: 'sqlite::memory:' })
+    expect(secretsOf({ ...config, ASKBRIDGE_DB: 'postgres://u:hunter22@db/x' })).toContain('hunter22')
+  })
+})
+
+describe('opening PostgreSQL', () => {
+  let schemas: TestSchema[] = []
+  const fresh = async () => {
+    const s = await testSchema()
+    schemas.push(s)
+    return s
+  }
+  afterEach(async () => {
+    await Promise.all(schemas.map((s) => s.drop()))
+    schemas = []
+  })
+
+  it('creates the schema on first start and finds nothing to do on the next', async () => {
+    const s = await fresh()
+    const first = await openPostgres(s.url)
+    expect(first.applied).toEqual(MIGRATIONS.map((m) => m.version))
+    await first.pool.end()
+    const second = await openPostgres(s.url)
+    expect(second.applied).toEqual([])
+    await second.pool.end()
+    const rows = await s.query<{ version: number }>(
+      'SELECT version FROM askbridge_migrations ORDER BY version',
+    )
+    expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version))
+    const tables = await s.query<{ table_name: string }>(
+      'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+      [s.schema],
+    )
+    expect(tables.map((t) => t.table_name)).toEqual(
+      expect.arrayContaining(['askbridge_events', 'askbridge_calls', 'askbridge_cards', 'askbridge_posts']),
+    )
+  })
+
+  it('three replicas starting at once migrate once', async () => {
+    const s = await fresh()
+    // Each "replica" has its own pool and connections, as three processes would.
+    const opened = await Promise.all([openPostgres(s.url), openPostgres(s.url), openPostgres(s.url)])
+    await Promise.all(opened.map((o) => o.pool.end()))
+    const applied = opened.map((o) => o.applied)
+    expect(applied.filter((a) => a.length > 0)).toEqual([MIGRATIONS.map((m) => m.version)])
+    expect(applied.filter((a) => a.length === 0)).toHaveLength(2)
+    const rows = await s.query<{ n: string }>('SELECT count(*) AS n FROM askbridge_migrations')
+    expect(Number(rows[0]?.n)).toBe(MIGRATIONS.length)
+  })
+
+  it('a later release adds its step once, and a failing step leaves nothing half done', async () => {
+    const s = await fresh()
+    const opened = await openPostgres(s.url)
+    try {
+      const next = [
+        ...MIGRATIONS,
+        { version: 1000, name: 'test step', sql: 'CREATE TABLE step_1000 (x INT)' },
+      ]
+      expect(await migrate(opened.pool, opened.target, next)).toEqual([1000])
+      expect(await migrate(opened.pool, opened.target, next)).toEqual([])
+      const broken = [
+        ...next,
+        {
+          version: 1001,
+          name: 'broken step',
+          sql: 'CREATE TABLE step_1001 (x INT); SELECT no_such_column FROM step_1001',
+        },
+      ]
+      const error = await migrate(opened.pool, opened.target, broken).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(StoreOpenError)
+      expect((error as Error).message).toMatch(
+        /ASKBRIDGE_DB .*migration 1001 \(broken step\) failed: .*no_such_column/,
+      )
+      const left = await s.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'step_1001'")
+      expect(left).toEqual([])
+      const versions = await s.query<{ version: number }>('SELECT version FROM askbridge_migrations')
+      expect(versions.map((v) => v.version)).not.toContain(1001)
+    } finally {
+      await opened.pool.end()
+    }
+  })
+
+  it('an unreachable server is named under ASKBRIDGE_DB with the refusal and without the password', async () => {
+    const error = await openPostgres('postgres://postgres:topsecret@127.0.0.1:1/test', {
+      connectTimeoutMs: 3000,
+    }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(StoreOpenError)
+    const message = (error as Error).message
+    expect(message).toMatch(
+      /^ASKBRIDGE_DB \(postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/test\): cannot open/,
+    )
+    expect(message).toMatch(/ECONNREFUSED/)
+    expect(message).not.toContain('topsecret')
+  })
+
+  it("the server's own refusal is passed on (no such database)", async () => {
+    const url = new URL(PG_URL)
+    url.password = 'topsecret'
+    url.pathname = '/askbridge_no_such_database'
+    const error = await openPostgres(url.toString()).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(StoreOpenError)
+    const message = (error as Error).message
+    expect(message).toMatch(/ASKBRIDGE_DB .*database "askbridge_no_such_database" does not exist/)
+    expect(message).not.toContain('topsecret')
+  })
+})
