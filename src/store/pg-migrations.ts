@@ -14,6 +14,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 1,
     name: 'event log, calls, cards, posts, audit',
     sql: `
+-- JSON is kept as text: byte for byte what SQLite keeps (jsonb refuses \\u0000).
 -- The append-only log. Reads go to askbridge_calls; the log is for history and audit.
 CREATE TABLE askbridge_events (
   seq BIGSERIAL PRIMARY KEY,
@@ -21,9 +22,10 @@ CREATE TABLE askbridge_events (
   call_id TEXT NOT NULL,
   type TEXT NOT NULL,
   at BIGINT NOT NULL,
-  data JSONB NOT NULL
+  data TEXT NOT NULL
 );
-CREATE INDEX askbridge_events_call ON askbridge_events (agent_id, call_id, seq);
+CREATE INDEX askbridge_events_key ON askbridge_events (agent_id, call_id, seq);
+CREATE INDEX askbridge_events_call ON askbridge_events (call_id, seq);
 
 -- One row per call: the log folded. Live questions are found by partial indexes, so work grows
 -- with live questions, not with history.
@@ -37,12 +39,13 @@ CREATE TABLE askbridge_calls (
   settled_seq BIGINT,
   settled_at BIGINT,
   has_reply BOOLEAN NOT NULL DEFAULT false,
-  record JSONB NOT NULL,
+  record TEXT NOT NULL,
   -- A replica that took over a due deadline holds it until lease_until (epoch ms).
   lease_owner TEXT,
   lease_until BIGINT,
   PRIMARY KEY (agent_id, call_id)
 );
+CREATE INDEX askbridge_calls_agent_state ON askbridge_calls (agent_id, state, asked_seq);
 CREATE INDEX askbridge_calls_active ON askbridge_calls (asked_seq) WHERE state IN ('open', 'continued');
 CREATE INDEX askbridge_calls_due ON askbridge_calls (deadline) WHERE state = 'open' AND timed;
 CREATE INDEX askbridge_calls_replies ON askbridge_calls (agent_id) WHERE has_reply;
@@ -54,18 +57,21 @@ CREATE TABLE askbridge_cards (
   agent_id TEXT NOT NULL,
   call_id TEXT NOT NULL,
   version INTEGER NOT NULL,
-  state JSONB NOT NULL,
+  -- The card's state.status, so live cards are found without reading every card.
+  status TEXT,
+  state TEXT NOT NULL,
   updated_at BIGINT NOT NULL,
+  ord BIGSERIAL,
   PRIMARY KEY (agent_id, call_id)
 );
-CREATE INDEX askbridge_cards_updated ON askbridge_cards (updated_at);
+CREATE INDEX askbridge_cards_status ON askbridge_cards (status, updated_at, ord);
 
 CREATE TABLE askbridge_posts (
   agent_id TEXT NOT NULL,
   call_id TEXT NOT NULL,
   dest_key TEXT NOT NULL,
   platform TEXT NOT NULL,
-  ref JSONB,
+  ref TEXT NOT NULL,
   created_at BIGINT NOT NULL,
   ord BIGSERIAL,
   PRIMARY KEY (agent_id, call_id, dest_key)
@@ -76,7 +82,7 @@ CREATE TABLE askbridge_audit (
   agent_id TEXT,
   call_id TEXT,
   at BIGINT NOT NULL,
-  data JSONB NOT NULL
+  data TEXT NOT NULL
 );
 CREATE INDEX askbridge_audit_call ON askbridge_audit (call_id, seq);
 CREATE INDEX askbridge_audit_at ON askbridge_audit (at);
