@@ -198,7 +198,11 @@ export class ChatAnswerer {
         const code = asUserQuestionError(signal.reason)?.code
         if (code === 'ASK_TIMED_OUT') this.background(this.setStatus(request.callId, 'continued'))
         else {
-          const reason = code === 'ASK_CANCELLED' ? 'cancelled' : 'withdrawn'
+          // A caller that stops waiting with ASK_TIMED_OUT (a hook whose time ran out) moved on:
+          // the card says so in the caller's words.
+          const cause = asUserQuestionError((signal.reason as { cause?: unknown } | undefined)?.cause)
+          const movedOn = cause?.code === 'ASK_TIMED_OUT' ? cause.message : undefined
+          const reason = code === 'ASK_CANCELLED' ? 'cancelled' : (movedOn ?? 'withdrawn')
           this.background(this.setStatus(request.callId, 'cancelled', reason))
         }
         reject(signal.reason)
@@ -250,6 +254,7 @@ export class ChatAnswerer {
         ...(plan.responders ? { responders: plan.responders } : {}),
         ...(plan.excludeRequester && requester ? { excluded: requester } : {}),
         route: plan.name,
+        ...(request.form ? { form: request.form } : {}),
       })
       card.destinations = destinations
       if (plan.escalation.length > 0) card.escalation = plan.escalation

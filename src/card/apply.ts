@@ -1,5 +1,6 @@
 import { LIMITS } from '../protocol/schemas.js'
 import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../protocol/types.js'
+import { checkFieldArray, checkFieldText, type FormSpec } from './fields.js'
 import type {
   ApplyResult,
   CardKind,
@@ -25,6 +26,8 @@ export interface NewCardOptions {
   responders?: Responders
   excluded?: Pick<Person, 'platform' | 'userId'>
   route?: string
+  /** Typed form fields and their pre-selected answers. */
+  form?: FormSpec
 }
 
 export function cardKindOf(questions: AskUserQuestionItem[]): CardKind {
@@ -52,7 +55,20 @@ export function newCard(options: NewCardOptions): CardState {
     seen: [],
     ...(options.route === undefined ? {} : { route: options.route }),
     escalated: 0,
+    ...(options.form ? { fields: options.form.fields, drafts: presetDrafts(options.form) } : {}),
   }
+}
+
+/** Schema defaults, pre-selected as drafts nobody has touched yet. */
+function presetDrafts(form: FormSpec): Record<string, QuestionDraft> {
+  const drafts: Record<string, QuestionDraft> = {}
+  for (const [id, preset] of Object.entries(form.defaults ?? {})) {
+    drafts[id] = {
+      selected: [...preset.selected],
+      ...(preset.custom === undefined ? {} : { custom: preset.custom }),
+    }
+  }
+  return drafts
 }
 
 /** A card that still takes answers. */
@@ -216,6 +232,22 @@ export function applyInteraction(card: CardState, interaction: Interaction): App
     case 'always':
       return refuse('not-applicable', 'This question is not an approval.')
     case 'submit': {
+      const decision = Object.entries(state.fields ?? {}).find(([, f]) => f.kind === 'decision')
+      if (decision && state.drafts[decision[0]]?.selected.includes(decision[1].decline ?? '')) {
+        // Declining the whole form: nothing else is sent, so nothing else needs an answer.
+        for (const q of state.questions) {
+          if (q.id !== decision[0]) state.drafts[q.id] = { selected: [], skipped: true, by: actor, at }
+        }
+        return complete()
+      }
+      for (const q of state.questions) {
+        const field = state.fields?.[q.id]
+        const draft = state.drafts[q.id]
+        if (field?.kind === 'multi' && isAnswered(draft) && draft) {
+          const checked = checkFieldArray(field, draft.selected)
+          if (!checked.ok) return refuse('invalid', `${truncateName(q)}: ${checked.message}.`)
+        }
+      }
       const missing = state.questions.filter(
         (q) => !isAnswered(state.drafts[q.id]) && !state.drafts[q.id]?.skipped,
       )
@@ -273,6 +305,11 @@ export function applyInteraction(card: CardState, interaction: Interaction): App
       if (text.length > LIMITS.customLength) {
         return refuse('too-long', `Answers are limited to ${LIMITS.customLength} characters.`)
       }
+      const field = state.fields?.[q.id]
+      if (field) {
+        const checked = checkFieldText(field, text)
+        if (!checked.ok) return refuse('invalid', `${truncateName(q)} ${checked.message}; please try again.`)
+      }
       if (q.multiSelect) {
         setDraft(q, { selected: draft && !draft.skipped ? draft.selected : [], custom: text })
         return done()
@@ -283,6 +320,8 @@ export function applyInteraction(card: CardState, interaction: Interaction): App
     case 'skip': {
       if (state.questions.length === 1)
         return refuse('not-applicable', 'A single question cannot be skipped.')
+      if (state.fields?.[q.id]?.required)
+        return refuse('not-applicable', `${truncateName(q)} is required; it cannot be skipped.`)
       setDraft(q, { selected: [], skipped: true })
       return done()
     }

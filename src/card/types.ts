@@ -1,4 +1,5 @@
 import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../protocol/types.js'
+import type { FieldRule } from './fields.js'
 
 /** Someone who interacted with a card, as their platform names them. */
 export interface Person {
@@ -69,6 +70,8 @@ export interface CardState {
   destinations?: Destination[]
   /** Escalation tiers still to come, from the route; times count from `createdAt`. */
   escalation?: EscalationTier[]
+  /** Typed form fields by question id (an MCP elicitation): typed answers are checked, required ones cannot be skipped. */
+  fields?: Record<string, FieldRule>
 }
 
 /** Where a card goes. Channels and users are platform ids. */
@@ -134,6 +137,7 @@ export type RefusalCode =
   | 'not-applicable'
   | 'not-allowed'
   | 'already-approved'
+  | 'invalid'
 
 export interface Refusal {
   code: RefusalCode

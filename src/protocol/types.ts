@@ -1,3 +1,5 @@
+import type { FormSpec } from '../card/fields.js'
+
 /**
  * The user-questions protocol (see PROTOCOL.md). Field names and semantics are the interface:
  * an agent written against the seam works against askbridge unchanged.
@@ -65,6 +67,10 @@ export interface AskUserQuestionRequest {
   wait?: { callId: string; timed?: boolean }
   /** askbridge extension: an explicit route name chosen by the caller. */
   route?: string
+  /** askbridge extension: typed form fields (an MCP elicitation) the card checks answers against. */
+  form?: FormSpec
+  /** askbridge extension: the tool call behind a hook's question (routes match it). */
+  tool?: ToolCallInfo
 }
 
 export interface AskUserQuestionAnswerItem {
@@ -140,4 +146,14 @@ export interface AnswererRequest {
   route?: string
   /** askbridge: when the timed wait's deadline falls (epoch ms), for display. */
   deadline?: number
+  form?: FormSpec
+  tool?: ToolCallInfo
+}
+
+/** askbridge: a Claude Code tool call as routes see it. */
+export interface ToolCallInfo {
+  /** `Bash`, `Edit`, `mcp__server__tool`, ... */
+  name: string
+  /** The rendered tool input (the Bash command, the file path, the URL, or JSON). */
+  input: string
 }

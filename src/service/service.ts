@@ -479,6 +479,8 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
       ...(request.wait ? { wait: request.wait } : {}),
       ...(request.route === undefined ? {} : { route: request.route }),
       ...(deadline === undefined ? {} : { deadline }),
+      ...(request.form ? { form: request.form } : {}),
+      ...(request.tool ? { tool: request.tool } : {}),
     }
     return this.waterfall
       .run(answererRequest, terminal)

@@ -1,0 +1,155 @@
+/**
+ * Form fields: askbridge's own rules for a question whose answer must be a typed value (an MCP
+ * elicitation property). The card keeps them beside the questions, so a person who types an
+ * invalid value is refused at once, before the form completes, on every surface.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+
+/** How a field turns a person's answer into a value. */
+export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'single' | 'multi' | 'decision'
+
+export interface FieldRule {
+  kind: FieldKind
+  /** The property's JSON schema (a flat primitive schema; see src/hooks/elicit.ts). */
+  schema: Record<string, unknown>
+  /** A required property cannot be skipped. */
+  required: boolean
+  /** Option label -> value, for select fields whose labels are titles. */
+  values?: Record<string, string>
+  /** `decision` fields: the label that declines the whole form (the other questions may stay empty). */
+  decline?: string
+}
+
+export type FieldValue = string | number | boolean | string[]
+
+export type FieldCheck = { ok: true; value: FieldValue } | { ok: false; message: string }
+
+const YES = new Set(['yes', 'y', 'true'])
+const NO = new Set(['no', 'n', 'false'])
+
+// ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv) => Ajv
+const ajv = addFormats(new Ajv({ allErrors: false, strict: false }))
+const compiled = new Map<string, ValidateFunction>()
+
+function validatorOf(schema: Record<string, unknown>): ValidateFunction {
+  const key = JSON.stringify(schema)
+  let validate = compiled.get(key)
+  if (!validate) {
+    validate = ajv.compile(schema)
+    if (compiled.size > 500) compiled.clear()
+    compiled.set(key, validate)
+  }
+  return validate
+}
+
+const FORMAT_WORDS: Record<string, string> = {
+  email: 'an email address',
+  uri: 'a URL (such as https://example.com)',
+  date: 'a date (YYYY-MM-DD)',
+  'date-time': 'a date and time (such as 2026-05-01T09:30:00Z)',
+}
+
+/** One sentence for a person, from ajv's first error. */
+function explain(error: ErrorObject | undefined, schema: Record<string, unknown>): string {
+  const p = (error?.params ?? {}) as Record<string, unknown>
+  switch (error?.keyword) {
+    case 'format':
+      return `must be ${FORMAT_WORDS[String(p.format)] ?? `in the format ${String(p.format)}`}`
+    case 'minLength':
+      return `must be at least ${String(p.limit)} characters`
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters`
+    case 'pattern':
+      return `must match the pattern ${String(p.pattern)}`
+    case 'minimum':
+      return `must be at least ${String(p.limit)}`
+    case 'maximum':
+      return `must be at most ${String(p.limit)}`
+    case 'exclusiveMinimum':
+      return `must be more than ${String(p.limit)}`
+    case 'exclusiveMaximum':
+      return `must be less than ${String(p.limit)}`
+    case 'enum':
+    case 'const':
+    case 'anyOf':
+    case 'oneOf':
+      return `must be one of the options${Array.isArray(schema.enum) ? ` (${schema.enum.map(String).join(', ')})` : ''}`
+    case 'type':
+      return `must be ${String(p.type) === 'integer' ? 'a whole number' : `a ${String(p.type)}`}`
+    default:
+      return error?.message ?? 'is not valid'
+  }
+}
+
+/** The schema a single typed value is checked against (an array field checks one item). */
+function valueSchema(rule: FieldRule): Record<string, unknown> {
+  if (rule.kind === 'multi') return (rule.schema.items as Record<string, unknown> | undefined) ?? {}
+  return rule.schema
+}
+
+/**
+ * Check text a person typed for a field and turn it into the field's value. Numbers are parsed,
+ * yes/no become booleans, and the result is validated against the property's schema (format,
+ * length, pattern, minimum and maximum) with ajv and ajv-formats.
+ */
+export function checkFieldText(rule: FieldRule, raw: string): FieldCheck {
+  const text = raw.trim()
+  let value: FieldValue
+  switch (rule.kind) {
+    case 'number':
+    case 'integer': {
+      const n = text === '' ? Number.NaN : Number(text)
+      if (!Number.isFinite(n)) return { ok: false, message: 'must be a number' }
+      if (rule.kind === 'integer' && !Number.isInteger(n))
+        return { ok: false, message: 'must be a whole number' }
+      value = n
+      break
+    }
+    case 'boolean': {
+      const t = text.toLowerCase()
+      if (YES.has(t)) value = true
+      else if (NO.has(t)) value = false
+      else return { ok: false, message: 'must be yes or no' }
+      break
+    }
+    case 'decision':
+      return { ok: false, message: 'choose one of the options' }
+    default:
+      value = text
+  }
+  const schema = valueSchema(rule)
+  const validate = validatorOf(schema)
+  if (!validate(value)) return { ok: false, message: explain(validate.errors?.[0], schema) }
+  return { ok: true, value }
+}
+
+/** The value of a chosen option label (titles map to their `const`; yes/no to booleans). */
+export function optionValue(rule: FieldRule, label: string): string | boolean {
+  if (rule.kind === 'boolean') return label === BOOLEAN_LABELS.yes
+  return rule.values?.[label] ?? label
+}
+
+/** The option labels of a boolean field. */
+export const BOOLEAN_LABELS = { yes: 'Yes', no: 'No' } as const
+
+/** Check a whole multi-select value (minItems / maxItems). */
+export function checkFieldArray(rule: FieldRule, values: string[]): FieldCheck {
+  const validate = validatorOf(rule.schema)
+  if (!validate(values)) {
+    const e = validate.errors?.[0]
+    const limit = String((e?.params as { limit?: unknown } | undefined)?.limit)
+    if (e?.keyword === 'minItems') return { ok: false, message: `choose at least ${limit}` }
+    if (e?.keyword === 'maxItems') return { ok: false, message: `choose at most ${limit}` }
+    return { ok: false, message: explain(e, rule.schema) }
+  }
+  return { ok: true, value: values }
+}
+
+/** The form a request carries: field rules by question id, and pre-selected answers. */
+export interface FormSpec {
+  fields: Record<string, FieldRule>
+  defaults?: Record<string, { selected: string[]; custom?: string }>
+}

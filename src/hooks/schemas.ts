@@ -1,0 +1,154 @@
+/**
+ * The outside shapes askbridge accepts from Claude Code hooks and MCP hosts, validated at the
+ * boundary. Each schema names the document it follows; unknown extra fields are tolerated
+ * (Claude Code adds fields between releases), missing or mistyped known ones are refused.
+ */
+import { z } from 'zod'
+
+// Common input fields of every hook event.
+// Source: https://code.claude.com/docs/en/hooks#common-input-fields
+const common = {
+  session_id: z.string().min(1).max(200),
+  transcript_path: z.string().optional(),
+  cwd: z.string().optional(),
+  permission_mode: z.string().optional(),
+  agent_id: z.string().optional(),
+  agent_type: z.string().optional(),
+}
+
+// A permission update entry, as in `permission_suggestions` (input) and `updatedPermissions`
+// (output): `type` decides the other fields; `destination` is session, localSettings,
+// projectSettings or userSettings. askbridge echoes suggestions back unchanged.
+// Source: https://code.claude.com/docs/en/hooks#permission-update-entries
+export const permissionUpdateSchema = z.looseObject({
+  type: z.enum(['addRules', 'replaceRules', 'removeRules', 'setMode', 'addDirectories', 'removeDirectories']),
+  rules: z.array(z.looseObject({ toolName: z.string(), ruleContent: z.string().optional() })).optional(),
+  behavior: z.enum(['allow', 'deny', 'ask']).optional(),
+  destination: z.string().optional(),
+  mode: z.string().nullable().optional(),
+  directories: z.array(z.string()).optional(),
+})
+export type PermissionUpdate = z.infer<typeof permissionUpdateSchema>
+
+const toolInput = z.record(z.string(), z.unknown())
+
+// PermissionRequest input: tool_name, tool_input, optional permission_suggestions (the "always
+// allow" choices the dialog would offer).
+// Source: https://code.claude.com/docs/en/hooks#permissionrequest-input
+export const permissionRequestSchema = z.looseObject({
+  ...common,
+  hook_event_name: z.literal('PermissionRequest'),
+  tool_name: z.string().min(1).max(500),
+  tool_input: toolInput,
+  permission_suggestions: z.array(permissionUpdateSchema).optional(),
+})
+
+// PreToolUse input: tool_name, tool_input, tool_use_id.
+// Source: https://code.claude.com/docs/en/hooks#pretooluse-input
+export const preToolUseSchema = z.looseObject({
+  ...common,
+  hook_event_name: z.literal('PreToolUse'),
+  tool_name: z.string().min(1).max(500),
+  tool_input: toolInput,
+  tool_use_id: z.string().optional(),
+})
+
+// Elicitation input: mcp_server_name, message, mode (form | url), url, elicitation_id,
+// requested_schema (the MCP requestedSchema).
+// Source: https://code.claude.com/docs/en/hooks#elicitation-input
+export const elicitationHookSchema = z.looseObject({
+  ...common,
+  hook_event_name: z.literal('Elicitation'),
+  mcp_server_name: z.string().max(500).optional(),
+  message: z.string().max(10_000),
+  mode: z.enum(['form', 'url']).optional(),
+  url: z.string().optional(),
+  elicitation_id: z.string().optional(),
+  requested_schema: z.unknown().optional(),
+})
+
+// Notification input: message, optional title, notification_type.
+// Source: https://code.claude.com/docs/en/hooks#notification-input
+export const notificationSchema = z.looseObject({
+  ...common,
+  hook_event_name: z.literal('Notification'),
+  message: z.string().max(10_000),
+  title: z.string().max(1_000).optional(),
+  notification_type: z.string().optional(),
+})
+
+// Stop input: stop_hook_active, last_assistant_message.
+// Source: https://code.claude.com/docs/en/hooks#stop-input
+export const stopSchema = z.looseObject({
+  ...common,
+  hook_event_name: z.literal('Stop'),
+  stop_hook_active: z.boolean().optional(),
+  last_assistant_message: z.string().optional(),
+})
+
+export const hookInputSchema = z.discriminatedUnion('hook_event_name', [
+  permissionRequestSchema,
+  preToolUseSchema,
+  elicitationHookSchema,
+  notificationSchema,
+  stopSchema,
+])
+export type HookInput = z.infer<typeof hookInputSchema>
+export type PermissionRequestInput = z.infer<typeof permissionRequestSchema>
+export type PreToolUseInput = z.infer<typeof preToolUseSchema>
+export type ElicitationHookInput = z.infer<typeof elicitationHookSchema>
+export const HOOK_EVENTS = ['PermissionRequest', 'PreToolUse', 'Elicitation', 'Notification', 'Stop'] as const
+export type HookEvent = (typeof HOOK_EVENTS)[number]
+
+// The MCP elicitation request (`elicitation/create` params, form mode): message and
+// requestedSchema. The schema's own restrictions are checked by `elicitationQuestions`.
+// Source: https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
+export const elicitRequestSchema = z.strictObject({
+  message: z.string().max(10_000),
+  requestedSchema: z.unknown(),
+  mode: z.literal('form').optional(),
+  /** askbridge: stop waiting after this many ms and answer `cancel`. */
+  timeoutMs: z.number().int().positive().max(2_147_483_647).optional(),
+  /** askbridge: an explicit route from the routes file. */
+  route: z.string().min(1).max(200).optional(),
+  /** askbridge: who asks (routes match it; the card shows it). */
+  agentId: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
+    .optional(),
+})
+export type ElicitRequest = z.infer<typeof elicitRequestSchema>
+
+/**
+ * The MCP elicitation result: `action` accept (with `content`), decline or cancel; content
+ * values are strings, numbers, booleans or arrays of strings.
+ * Source: https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#response-actions
+ */
+export type ElicitContent = Record<string, string | number | boolean | string[]>
+export type ElicitResult =
+  | { action: 'accept'; content: ElicitContent }
+  | { action: 'decline' }
+  | { action: 'cancel' }
+
+/**
+ * What a hook answers. `{}` is "no decision": Claude Code goes on as if no hook had answered
+ * (it shows its own prompt). Source: https://code.claude.com/docs/en/hooks#json-output and
+ * #permissionrequest-decision-control, #pretooluse-decision-control, #elicitation-output.
+ */
+export type HookOutput =
+  | Record<string, never>
+  | {
+      hookSpecificOutput:
+        | {
+            hookEventName: 'PermissionRequest'
+            decision:
+              | { behavior: 'allow'; updatedPermissions?: PermissionUpdate[] }
+              | { behavior: 'deny'; message: string }
+          }
+        | {
+            hookEventName: 'PreToolUse'
+            permissionDecision: 'allow' | 'deny'
+            permissionDecisionReason: string
+          }
+        | ({ hookEventName: 'Elicitation' } & ElicitResult)
+    }

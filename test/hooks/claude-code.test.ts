@@ -1,0 +1,179 @@
+/** Hook payloads -> question batches -> exact hook output JSON (pure functions). */
+import { describe, expect, it } from 'vitest'
+import { APPROVAL, hookOutput, planHook } from '../../src/hooks/claude-code.js'
+import { RESPOND_ID } from '../../src/hooks/elicit.js'
+import { codeBlock, renderTool, TOOL_PREVIEW_CHARS } from '../../src/hooks/tool.js'
+import { checkIntents, checkQuestions } from '../../src/protocol/validate.js'
+import { fixture } from '../helpers/claude-code.js'
+
+const answered = (label: string, extra: { by?: string; reason?: string } = {}) => ({
+  kind: 'answered' as const,
+  answers: [{ id: 'permission', selected: [label] }],
+  ...extra,
+})
+
+describe('PermissionRequest', () => {
+  const plan = planHook(fixture('permission-request-bash'))
+  if (plan.kind !== 'approval') throw new Error('not an approval')
+
+  it('becomes one valid approval: the Bash command in a code block with its description', () => {
+    checkQuestions([plan.question])
+    checkIntents([plan.question], false)
+    expect(plan.question.question).toBe('Allow Claude Code to use Bash?')
+    expect(plan.question.options?.map((o) => o.label)).toEqual(['Approve', 'Reject', 'Always approve'])
+    expect(plan.question.detail).toBe(
+      'Remove node_modules directory\n\n```sh\nrm -rf node_modules\n```\n\n**Always approve** also remembers: allow Bash(rm -rf node_modules) in .claude/settings.local.json.',
+    )
+    expect(plan.tool).toEqual({ name: 'Bash', input: 'rm -rf node_modules' })
+  })
+
+  it('Approve -> allow; Reject -> deny with the reason; Always -> allow plus the suggested rule', () => {
+    expect(hookOutput(plan, answered(APPROVAL.approve, { by: 'Grace' }))).toEqual({
+      hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } },
+    })
+    expect(hookOutput(plan, answered(APPROVAL.reject, { by: 'Grace', reason: 'not on a Friday' }))).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: { behavior: 'deny', message: 'not on a Friday' },
+      },
+    })
+    expect(hookOutput(plan, answered(APPROVAL.reject, { by: 'Grace' }))).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: { behavior: 'deny', message: 'Rejected by Grace in askbridge.' },
+      },
+    })
+    expect(hookOutput(plan, answered(APPROVAL.always))).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: {
+          behavior: 'allow',
+          updatedPermissions: [
+            {
+              type: 'addRules',
+              rules: [{ toolName: 'Bash', ruleContent: 'rm -rf node_modules' }],
+              behavior: 'allow',
+              destination: 'localSettings',
+            },
+          ],
+        },
+      },
+    })
+  })
+
+  it('no decision and cancel are {}: Claude Code shows its own prompt', () => {
+    expect(hookOutput(plan, { kind: 'no-decision' })).toEqual({})
+    expect(hookOutput(plan, { kind: 'cancelled' })).toEqual({})
+  })
+
+  it('without suggestions there is no "Always approve"; an Edit renders as a diff', () => {
+    const edit = planHook(fixture('permission-request-edit'))
+    if (edit.kind !== 'approval') throw new Error('not an approval')
+    expect(edit.question.options?.map((o) => o.label)).toEqual(['Approve', 'Reject'])
+    expect(edit.question.detail).toBe(
+      'Edit `/Users/dev/demo/src/config.ts`\n\n```diff\n- export const retries = 3\n+ export const retries = 5\n```',
+    )
+  })
+})
+
+describe('PreToolUse', () => {
+  const plan = planHook(fixture('pre-tool-use-bash'))
+  it('answers permissionDecision with a reason', () => {
+    expect(hookOutput(plan, answered(APPROVAL.approve, { by: 'Linus' }))).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'allow',
+        permissionDecisionReason: 'Approved by Linus in askbridge.',
+      },
+    })
+    expect(hookOutput(plan, answered(APPROVAL.reject, { reason: 'use the release pipeline' }))).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'use the release pipeline',
+      },
+    })
+    expect(hookOutput(plan, { kind: 'no-decision' })).toEqual({})
+  })
+})
+
+describe('Elicitation', () => {
+  const plan = planHook(fixture('elicitation-form'))
+  if (plan.kind !== 'form') throw new Error('not a form')
+  it('one question per property, then Send / Decline', () => {
+    checkQuestions(plan.form.questions)
+    expect(plan.form.questions.map((q) => q.id)).toEqual(['environment', 'notify', 'contact', RESPOND_ID])
+  })
+  it('accept with typed content, decline, cancel, and no decision on timeout', () => {
+    const answers = (respond: string) => [
+      { id: 'environment', selected: ['Production'] },
+      { id: 'notify', selected: ['Yes'] },
+      { id: 'contact', selected: [] },
+      { id: RESPOND_ID, selected: [respond] },
+    ]
+    expect(hookOutput(plan, { kind: 'answered', answers: answers('Send') })).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'Elicitation',
+        action: 'accept',
+        content: { environment: 'prod', notify: true },
+      },
+    })
+    expect(hookOutput(plan, { kind: 'answered', answers: answers('Decline') })).toEqual({
+      hookSpecificOutput: { hookEventName: 'Elicitation', action: 'decline' },
+    })
+    expect(hookOutput(plan, { kind: 'cancelled' })).toEqual({
+      hookSpecificOutput: { hookEventName: 'Elicitation', action: 'cancel' },
+    })
+    expect(hookOutput(plan, { kind: 'no-decision' })).toEqual({})
+  })
+})
+
+describe('bad hook requests are refused by name', () => {
+  it('an unknown event', () => {
+    expect(() => planHook({ session_id: 's', hook_event_name: 'SessionStart' })).toThrow(
+      'hook_event_name "SessionStart" is not supported (askbridge handles PermissionRequest, PreToolUse, Elicitation, Notification, Stop)',
+    )
+  })
+  it('a malformed known event', () => {
+    expect(() => planHook({ session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash' })).toThrow(
+      /malformed PreToolUse hook: tool_input/,
+    )
+  })
+  it('a URL-mode elicitation', () => {
+    expect(() => planHook({ ...fixture('elicitation-form'), mode: 'url', url: 'https://x' })).toThrow(
+      /URL-mode/,
+    )
+  })
+})
+
+describe('tool input for a person', () => {
+  it('a Write shows its path and first lines', () => {
+    const content = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n')
+    const r = renderTool('Write', { file_path: '/repo/a.ts', content })
+    expect(r.detail).toContain('Write `/repo/a.ts` (30 lines)')
+    expect(r.detail).toContain('```ts\nline 1\n')
+    expect(r.detail).toContain('line 20\n```')
+    expect(r.detail).not.toContain('line 21\n')
+    expect(r.detail).toContain('10 more lines (30 in all)')
+  })
+  it('a WebFetch shows its URL; an MCP tool names its server', () => {
+    expect(renderTool('WebFetch', { url: 'https://example.com/a', prompt: 'summarise' }).detail).toContain(
+      'Fetch <https://example.com/a>',
+    )
+    const mcp = renderTool('mcp__github__create_issue', { title: 'x' })
+    expect(mcp.subject).toBe('create_issue (MCP server github)')
+    expect(mcp.detail).toContain('Tool `create_issue` of the MCP server `github`')
+  })
+  it('backticks in a command cannot close its code block', () => {
+    expect(codeBlock('echo ```x```')).toBe('````\necho ```x```\n````')
+  })
+  it('a huge input is cut at the preview limit and says how much is left', () => {
+    const at = renderTool('Bash', { command: 'x'.repeat(TOOL_PREVIEW_CHARS) })
+    expect(at.detail).not.toContain('more characters')
+    const past = renderTool('Bash', { command: 'x'.repeat(TOOL_PREVIEW_CHARS + 1) })
+    expect(past.detail).toContain('1 more characters not shown')
+    const huge = renderTool('Bash', { command: 'y'.repeat(500_000) })
+    expect(huge.detail.length).toBeLessThan(TOOL_PREVIEW_CHARS + 300)
+    expect(huge.text.length).toBe(500_000)
+  })
+})
