@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionAnswerItem } from '../protocol/types.js'
 import { type ArgIo, ASK_USAGE, type AskCommand, parseAskArgs, UsageError } from './ask-args.js'
-import { askThroughRestarts, BridgeClient, BridgeError, type QuestionView } from './client.js'
+import { askThroughRestarts, type BridgeClient, BridgeError, type QuestionView } from './client.js'
 import { formatDuration } from './duration.js'
-import { clientEnv, nonEmpty } from './env.js'
+import { clientFromEnv } from './env.js'
 
 /** Exit codes of `askbridge ask` (fixed contract). */
 export const EXIT = { answered: 0, other: 1, usage: 2, pending: 3, rejected: 4 } as const
@@ -37,11 +37,14 @@ export async function runAsk(argv: string[], io: AskIo): Promise<number> {
     }
     throw error
   }
-  const env = clientEnv(io.env)
-  const client = new BridgeClient({
-    url: cmd.url ?? nonEmpty(env.ASKBRIDGE_URL) ?? 'http://127.0.0.1:8787',
-    ...(nonEmpty(env.ASKBRIDGE_API_TOKEN) ? { token: nonEmpty(env.ASKBRIDGE_API_TOKEN) as string } : {}),
-  })
+  let client: BridgeClient
+  try {
+    client = clientFromEnv(io.env, cmd.url === undefined ? {} : { url: cmd.url })
+  } catch (error) {
+    if (!(error instanceof BridgeError)) throw error
+    io.stderr(`askbridge ask: ${error.message}\n`)
+    return EXIT.usage
+  }
   // Generated here, not by the server, so an interrupted run can say how to re-attach.
   const callId = cmd.callId ?? `cli-${randomUUID()}`
   const stopCountdown = io.tty ? countdown(io, cmd.timeoutMs) : () => {}

@@ -13,6 +13,36 @@ export interface BridgeClientOptions {
   url?: string
   /** Bearer token (ASKBRIDGE_API_TOKEN). */
   token?: string
+  /** What set `url`, named when it is not a usable URL. @default 'ASKBRIDGE_URL' */
+  urlSource?: string
+}
+
+export const DEFAULT_BRIDGE_URL = 'http://127.0.0.1:8787'
+
+/**
+ * The bridge's base URL, checked once for every client (`ask`, `mcp`, `audit`, `hook`): without
+ * a scheme, fetch would fail with a confusing "is askbridge serve running?". Throws a BridgeError
+ * (code BAD_URL) that names `source` and the fix.
+ */
+export function bridgeUrl(value: string, source = 'ASKBRIDGE_URL'): string {
+  const text = value.trim()
+  let parsed: URL | undefined
+  try {
+    parsed = new URL(text)
+  } catch {
+    parsed = undefined
+  }
+  if (parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.host !== '') {
+    return text.replace(/\/+$/, '')
+  }
+  // Credentials in a URL are never echoed.
+  const shown = text.includes('@') ? '(a value with credentials, not shown)' : `"${text}"`
+  const noScheme = !/^[a-z][a-z0-9+.-]*:\/\//i.test(text)
+  const fix =
+    noScheme && text !== '' && !text.includes('@')
+      ? `; for example ${source === '--url' ? '--url ' : `${source}=`}http://${text}`
+      : ''
+  throw new BridgeError(0, 'BAD_URL', `${source} needs http:// or https:// (got ${shown})${fix}`)
 }
 
 /** The body of `POST /v1/ask`. */
@@ -119,7 +149,7 @@ export class BridgeClient {
   private readonly token: string | undefined
 
   constructor(options: BridgeClientOptions = {}) {
-    this.url = (options.url ?? 'http://127.0.0.1:8787').replace(/\/+$/, '')
+    this.url = bridgeUrl(options.url ?? DEFAULT_BRIDGE_URL, options.urlSource)
     this.token = options.token
   }
 

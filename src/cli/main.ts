@@ -5,16 +5,102 @@ import { parseArgs } from 'node:util'
 import type { Logger } from '../log.js'
 import type { BuildAdapters } from '../server/serve.js'
 
-const USAGE = `askbridge: carry an agent's questions to people (Slack, Discord, a local web inbox)
+/**
+ * One entry per command. The dispatcher answers `--help`/`-h` from `usage` before the command
+ * runs, so no command reads stdin, opens a socket or validates configuration to print its help.
+ * A new command needs only an entry here.
+ */
+interface Command {
+  /** One line for the top-level usage. */
+  summary: string
+  /** What `askbridge COMMAND --help` prints (loaded lazily so each command starts fast). */
+  usage: () => string | Promise<string>
+  run: (argv: string[], io: MainIo) => Promise<number>
+}
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    summary: 'run the bridge: HTTP API, web inbox, configured adapters',
+    usage: () =>
+      'usage: askbridge serve\n\n' +
+      'Runs the bridge: the HTTP API, the web inbox and every adapter whose credentials are set.\n' +
+      'Configured by environment variables or .env (see .env.example).',
+    run: (argv, io) => runServe(argv, io),
+  },
+  ask: {
+    summary: 'ask a question through a running bridge (askbridge ask --help)',
+    usage: async () => (await import('./ask-args.js')).ASK_USAGE,
+    run: async (argv, io) => {
+      // Each command loads only what it uses: `ask` in a CI step should start fast.
+      const { runAsk } = await import('./ask.js')
+      const controller = new AbortController()
+      const onSigint = () => controller.abort()
+      process.once('SIGINT', onSigint)
+      try {
+        return await runAsk(argv, {
+          env: io.env,
+          stdout: io.stdout,
+          stderr: io.stderr,
+          tty: io.stderrIsTty,
+          signal: controller.signal,
+        })
+      } finally {
+        process.off('SIGINT', onSigint)
+      }
+    },
+  },
+  mcp: {
+    summary: 'an MCP server on stdio (ask_user_question, get_question_replies)',
+    usage: () =>
+      'usage: askbridge mcp\n\n' +
+      'An MCP server on stdin/stdout for an MCP client to start, for example:\n' +
+      '  claude mcp add askbridge -- npx askbridge mcp\n' +
+      'Tools: ask_user_question, get_question_replies. It talks to a running `askbridge serve`.\n' +
+      'Environment: ASKBRIDGE_URL (default http://127.0.0.1:8787), ASKBRIDGE_API_TOKEN,\n' +
+      'ASKBRIDGE_AGENT_ID (default mcp), ASKBRIDGE_MCP_TIMEOUT (seconds, default 50; -1 waits).',
+    run: async (argv, io) => {
+      if (argv.length > 0) {
+        io.stderr(`askbridge mcp: unexpected argument "${argv[0]}"; configure with environment variables\n`)
+        return 2
+      }
+      const { runMcp } = await import('./mcp.js')
+      try {
+        await runMcp(io.env)
+        return 0
+      } catch (error) {
+        io.stderr(`askbridge mcp: ${(error as Error).message}\n`)
+        return 1
+      }
+    },
+  },
+  audit: {
+    summary: 'print the audit log as JSON lines (--call ID, --since TIME)',
+    usage: () =>
+      'usage: askbridge audit [--call ID] [--since TIME] [--url URL]\n\n' +
+      'Prints the audit log as JSON lines (GET /v1/audit). --call-id is the same as --call;\n' +
+      '--since takes an ISO date or epoch milliseconds.',
+    run: (argv, io) => runAudit(argv, io),
+  },
+}
+
+function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length))
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  askbridge ${name.padEnd(width)}  ${c.summary}`)
+  return `askbridge: carry an agent's questions to people (Slack, Discord, a local web inbox)
 
 usage:
-  askbridge serve             run the bridge: HTTP API, web inbox, configured adapters
-  askbridge ask [options]     ask a question through a running bridge (askbridge ask --help)
-  askbridge mcp               an MCP server on stdio (ask_user_question, get_question_replies)
-  askbridge audit [options]   print the audit log as JSON lines (--call ID, --since TIME)
+${lines.join('\n')}
   askbridge --version
+  askbridge COMMAND --help
 
 configuration: environment variables or a .env file (see .env.example)`
+}
+
+/** `--help` or `-h` among the arguments (before a `--` that ends the options). */
+function wantsHelp(argv: string[]): boolean {
+  const end = argv.indexOf('--')
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h')
+}
 
 /** The process seams main() uses; tests pass their own. */
 export interface MainIo {
@@ -43,39 +129,16 @@ export async function main(argv: string[], io: Partial<MainIo> = {}): Promise<nu
 
 async function run(argv: string[], io: MainIo): Promise<number> {
   const [command, ...rest] = argv
+  const entry =
+    command === undefined ? undefined : Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined
+  if (entry) {
+    if (wantsHelp(rest)) {
+      io.stdout(`${await entry.usage()}\n`)
+      return 0
+    }
+    return entry.run(rest, io)
+  }
   switch (command) {
-    case 'serve':
-      return runServe(rest, io)
-    case 'ask': {
-      // Each command loads only what it uses: `ask` in a CI step should start fast.
-      const { runAsk } = await import('./ask.js')
-      const controller = new AbortController()
-      const onSigint = () => controller.abort()
-      process.once('SIGINT', onSigint)
-      try {
-        return await runAsk(rest, {
-          env: io.env,
-          stdout: io.stdout,
-          stderr: io.stderr,
-          tty: io.stderrIsTty,
-          signal: controller.signal,
-        })
-      } finally {
-        process.off('SIGINT', onSigint)
-      }
-    }
-    case 'mcp': {
-      const { runMcp } = await import('./mcp.js')
-      try {
-        await runMcp(io.env)
-        return 0
-      } catch (error) {
-        io.stderr(`askbridge mcp: ${(error as Error).message}\n`)
-        return 1
-      }
-    }
-    case 'audit':
-      return runAudit(rest, io)
     case '--version':
     case '-v':
       io.stdout(`${version()}\n`)
@@ -83,20 +146,19 @@ async function run(argv: string[], io: MainIo): Promise<number> {
     case undefined:
     case 'help':
     case '--help':
-    case '-h':
-      io.stdout(`${USAGE}\n`)
+    case '-h': {
+      // `askbridge help ask` is `askbridge ask --help`.
+      const topic = rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0]) ? COMMANDS[rest[0]] : undefined
+      io.stdout(`${topic ? await topic.usage() : usage()}\n`)
       return command === undefined ? 2 : 0
+    }
     default:
-      io.stderr(`askbridge: unknown command "${command}"\n\n${USAGE}\n`)
+      io.stderr(`askbridge: unknown command "${command}"\n\n${usage()}\n`)
       return 2
   }
 }
 
 async function runServe(argv: string[], io: MainIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout('usage: askbridge serve\n\nConfigured by environment variables or .env (see .env.example).\n')
-    return 0
-  }
   if (argv.length > 0) {
     io.stderr(`askbridge serve: unexpected argument "${argv[0]}"; configure with environment variables\n`)
     return 2
@@ -183,14 +245,6 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
 }
 
 async function runAudit(argv: string[], io: MainIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(
-      'usage: askbridge audit [--call ID] [--since TIME] [--url URL]\n\n' +
-        'Prints the audit log as JSON lines (GET /v1/audit). --call-id is the same as --call;\n' +
-        '--since takes an ISO date or epoch milliseconds.\n',
-    )
-    return 0
-  }
   let values: {
     call?: string | undefined
     'call-id'?: string | undefined
@@ -225,15 +279,10 @@ async function runAudit(argv: string[], io: MainIo): Promise<number> {
       return 2
     }
   }
-  const { BridgeClient, BridgeError } = await import('./client.js')
-  const { clientEnv, nonEmpty } = await import('./env.js')
-  const env = clientEnv(io.env)
-  const token = nonEmpty(env.ASKBRIDGE_API_TOKEN)
-  const client = new BridgeClient({
-    url: values.url ?? nonEmpty(env.ASKBRIDGE_URL) ?? 'http://127.0.0.1:8787',
-    ...(token ? { token } : {}),
-  })
+  const { BridgeError } = await import('./client.js')
+  const { clientFromEnv } = await import('./env.js')
   try {
+    const client = clientFromEnv(io.env, values.url === undefined ? {} : { url: values.url })
     const { events } = await client.audit({
       ...(callId === undefined ? {} : { callId }),
       ...(since === undefined ? {} : { since }),
@@ -246,7 +295,7 @@ async function runAudit(argv: string[], io: MainIo): Promise<number> {
       return 1
     }
     io.stderr(`askbridge audit: ${(error as Error).message}\n`)
-    return 1
+    return error instanceof BridgeError && error.code === 'BAD_URL' ? 2 : 1
   }
 }
 

@@ -5,8 +5,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionItem, LateReply } from '../protocol/types.js'
-import { askThroughRestarts, BridgeClient, BridgeError, type QuestionView } from './client.js'
-import { clientEnv, nonEmpty } from './env.js'
+import { askThroughRestarts, type BridgeClient, BridgeError, type QuestionView } from './client.js'
+import { clientEnv, clientFromEnv, nonEmpty } from './env.js'
 
 /** Options of {@link createMcpServer}. */
 export interface McpOptions {
@@ -238,15 +238,11 @@ function errorResult(error: unknown): CallToolResult {
 /** `askbridge mcp`: serve on stdio until stdin closes. */
 export async function runMcp(env: Record<string, string | undefined> = process.env): Promise<void> {
   const e = clientEnv(env)
-  const token = nonEmpty(e.ASKBRIDGE_API_TOKEN)
   const timeout = Number(nonEmpty(e.ASKBRIDGE_MCP_TIMEOUT) ?? 50)
   if (!Number.isInteger(timeout) || (timeout <= 0 && timeout !== -1)) {
     throw new Error(`ASKBRIDGE_MCP_TIMEOUT must be whole seconds or -1, got "${e.ASKBRIDGE_MCP_TIMEOUT}"`)
   }
-  const client = new BridgeClient({
-    url: nonEmpty(e.ASKBRIDGE_URL) ?? 'http://127.0.0.1:8787',
-    ...(token ? { token } : {}),
-  })
+  const client = clientFromEnv(env)
   const server = createMcpServer({
     client,
     agentId: nonEmpty(e.ASKBRIDGE_AGENT_ID) ?? 'mcp',
