@@ -12,7 +12,6 @@ export interface Mrkdwn {
   type: 'mrkdwn'
   text: string
 }
-export type TextObject = PlainText | Mrkdwn
 
 export interface SlackOption {
   text: PlainText | Mrkdwn

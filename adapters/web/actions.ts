@@ -46,7 +46,12 @@ export const actionRequestSchema = z.strictObject({
     .optional(),
 })
 
-export type ActionRequest = z.infer<typeof actionRequestSchema>
-
-// The schema and the card model must describe the same actions.
-export type _Check = z.infer<typeof cardActionSchema> extends CardAction ? true : never
+// The schema and the card model must describe the same actions, both ways (a compile error
+// otherwise). zod types an optional field as `?: T | undefined`; JSON never carries undefined.
+type Sent = z.infer<typeof cardActionSchema>
+type Defined<T> = { [K in keyof T]: Exclude<T[K], undefined> }
+const _sameActions: [Defined<Sent>] extends [CardAction]
+  ? [CardAction] extends [Sent]
+    ? true
+    : false
+  : false = true

@@ -1,7 +1,7 @@
 import { displayName } from '../../src/card/apply.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import type { AskUserQuestionAnswerItem } from '../../src/protocol/types.js'
-import { escapeHtml, markdownToHtml } from './markdown.js'
+import { markdownToHtml } from './markdown.js'
 
 /** One question as the inbox page shows it. Text fields are plain text (the page sets textContent); `*Html` fields are safe HTML. */
 export interface WebQuestionView {
@@ -100,5 +100,3 @@ export function cardToWebView(card: CardState, version?: number): WebCardView {
     ...(version === undefined ? {} : { version }),
   }
 }
-
-export { escapeHtml }

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { CardState, Person } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { openStore } from '../../src/store/index.js'
@@ -128,10 +128,20 @@ describe('chat answerer', () => {
     expect((await store.listAudit({ callId: 'dup' })).filter((e) => e.kind === 'interaction')).toHaveLength(1)
   })
 
+  /** Fake clock and timers that still move on their own (so polling works), and can jump ahead. */
+  function fakeTime() {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], shouldAdvanceTime: true })
+    // Cleanups run in reverse: real timers come back last.
+    cleanups.unshift(() => {
+      vi.useRealTimers()
+    })
+  }
+
   it('take my time holds a timed wait past its deadline, and releasing it lets it time out', async () => {
+    fakeTime()
     const { service, agent, chat, store } = await setup()
     let result: unknown
-    const asking = service.askTimed({ questions: [colour], agent }, 'hold', 150).then((r) => (result = r))
+    const asking = service.askTimed({ questions: [colour], agent }, 'hold', 60_000).then((r) => (result = r))
     await until(async () => store.getCard('hold'), 'card')
     const held = await chat.host.handle({
       callId: 'hold',
@@ -139,8 +149,8 @@ describe('chat answerer', () => {
     })
     expect(held.ok).toBe(true)
     expect(held.card?.holders).toEqual([ann])
-    // Well past the 150 ms deadline, the question is still open because Ann holds it.
-    await new Promise((r) => setTimeout(r, 400))
+    // Two minutes past the one-minute deadline (every due timer has run): still open, Ann holds it.
+    await vi.advanceTimersByTimeAsync(180_000)
     expect(result).toBeUndefined()
     expect((await chat.host.getCard('hold'))?.status).toBe('open')
     await chat.host.handle({
@@ -153,14 +163,15 @@ describe('chat answerer', () => {
   })
 
   it('take my time then answering inside the window returns the answer', async () => {
+    fakeTime()
     const { service, agent, chat, store, click } = await setup()
-    const asking = service.askTimed({ questions: [colour], agent }, 'hold2', 100)
+    const asking = service.askTimed({ questions: [colour], agent }, 'hold2', 60_000)
     await until(async () => store.getCard('hold2'), 'card')
     await chat.host.handle({
       callId: 'hold2',
       interaction: { id: 'h1', actor: ann, action: { type: 'hold' }, at: 1 },
     })
-    await new Promise((r) => setTimeout(r, 250))
+    await vi.advanceTimersByTimeAsync(180_000)
     await click('hold2', 'Blue', ann)
     await expect(asking).resolves.toEqual({ answers: [{ id: 'colour', selected: ['Blue'] }] })
   })
@@ -300,8 +311,7 @@ describe('restart', () => {
     const agent = service.agents.ensure('agent')
     const before = adapter.messages.size
     const again = service.ask({ questions: [colour, regions], agent, wait: { callId: 'blocking' } })
-    await new Promise((r) => setTimeout(r, 20))
-    expect(adapter.messages.size).toBe(before)
+    await until(() => service.inflight('agent', 'blocking') !== undefined, 're-attached')
     await chat.host.handle({
       callId: 'blocking',
       interaction: {
@@ -321,6 +331,8 @@ describe('restart', () => {
         { id: 'regions', selected: ['us'] },
       ],
     })
+    // The answer came through the re-attached ask, which found the card and its copies: no new message.
+    expect(adapter.messages.size).toBe(before)
 
     // The continued card still works: a click becomes a late reply.
     const late = await chat.host.handle({

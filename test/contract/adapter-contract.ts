@@ -10,11 +10,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ChatAdapter, Destination } from '../../src/answerer/adapter.js'
 import { ChatAnswerer } from '../../src/answerer/chat.js'
 import type { ComponentVerb } from '../../src/card/codec.js'
+import type { CardState } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import type { Router } from '../../src/routing/types.js'
 import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
 import { until } from '../helpers/service.js'
+
+type Responders = NonNullable<CardState['responders']>
 
 export interface PersonSpec {
   userId: string
@@ -37,7 +40,12 @@ export interface ContractHarness {
   /** People the platform knows; `allowed` is the only one a restricted route lets answer. */
   people: { ann: PersonSpec; bob: PersonSpec }
   /** Responders that allow `people.ann` and nobody else on this platform. */
-  onlyAnn: NonNullable<import('../../src/card/types.js').CardState['responders']>
+  onlyAnn?: Responders
+  /**
+   * For a surface without per-person identity (the web inbox without sign-in): responders that
+   * let nobody there answer. The refusal test then checks Bob is refused and the card stays open.
+   */
+  refuseAll?: Responders
   press(callId: string, target: ComponentTarget, person: PersonSpec): Promise<void>
   select(callId: string, q: number, labels: string[], person: PersonSpec): Promise<void>
   submitForm(
@@ -261,9 +269,10 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
           quorum: 1,
           excludeRequester: false,
           escalation: [],
-          responders: h.onlyAnn,
+          responders: h.onlyAnn ?? h.refuseAll ?? {},
         }),
       }
+      if (!h.onlyAnn && !h.refuseAll) throw new Error('a harness names onlyAnn or refuseAll')
       chat = new ChatAnswerer({ service, adapters: [h.adapter], router, escalationIntervalMs: 0 })
       unregister = service.use(chat.answerer)
       await chat.start()
@@ -273,8 +282,13 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
       await until(async () => (await h.notices(h.people.bob)).length > 0, 'refusal notice')
       expect((await chat.host.getCard('gate'))?.status).toBe('open')
       expect(await h.live('gate')).toBe(true)
-      await h.press('gate', { verb: 'approve' }, h.people.ann)
-      expect(await asking).toEqual({ answers: [{ id: 'deploy', selected: ['Approve'] }] })
+      if (h.onlyAnn) {
+        await h.press('gate', { verb: 'approve' }, h.people.ann)
+        expect(await asking).toEqual({ answers: [{ id: 'deploy', selected: ['Approve'] }] })
+      } else {
+        await service.cancel('gate')
+        await expect(asking).rejects.toMatchObject({ code: 'ASK_CANCELLED' })
+      }
       const refused = (await service.store.listAudit({ callId: 'gate' })).filter((e) => e.refused)
       expect(refused).toEqual([
         expect.objectContaining({

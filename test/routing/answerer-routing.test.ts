@@ -193,7 +193,7 @@ describe('escalation', () => {
       agent: second.service.agents.register('deploy-api'),
       wait: { callId: 'night' },
     })
-    await new Promise((r) => setTimeout(r, 10))
+    await until(() => second.service.inflight('deploy-api', 'night') !== undefined, 're-attached')
     await second.press('night', oncall1, 'approve')
     await second.press('night', oncall2, 'approve')
     expect(await again).toEqual({ answers: [{ id: 'deploy', selected: ['Approve'] }] })

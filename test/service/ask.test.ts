@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { UserQuestionError } from '../../src/protocol/errors.js'
 import type { AskUserQuestionItem, AskUserQuestionRequest } from '../../src/protocol/types.js'
-import { colour, makeService, regions } from '../helpers/service.js'
+import { colour, makeService, regions, until } from '../helpers/service.js'
 
 const approval: AskUserQuestionItem = {
   id: 'deploy',
@@ -204,14 +204,16 @@ describe('ask: the waterfall', () => {
     const { service } = makeService()
     const controller = new AbortController()
     const boom = new Error('connection reset')
+    let listening = false
     service.use(
       (request) =>
         new Promise((_, reject) => {
           request.signal.addEventListener('abort', () => reject(boom))
+          listening = true
         }),
     )
     const asking = service.ask({ questions: [colour], signal: controller.signal }).catch((e: unknown) => e)
-    await new Promise((r) => setTimeout(r, 5))
+    await until(() => listening, 'the answerer is waiting')
     controller.abort()
     const error = await asking
     expect(error).toMatchObject({ code: 'ASK_ABORTED' })

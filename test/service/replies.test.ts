@@ -4,7 +4,7 @@ import { UserQuestionService } from '../../src/service/service.js'
 import { foldEvent, projectionOf } from '../../src/store/fold.js'
 import { openStore } from '../../src/store/index.js'
 import type { CallRecord, StoredEvent } from '../../src/store/types.js'
-import { colour, makeService, regions, tempDir } from '../helpers/service.js'
+import { colour, makeService, regions, tempDir, until } from '../helpers/service.js'
 
 const red = { answers: [{ id: 'colour', selected: ['Red'] }] }
 
@@ -22,7 +22,7 @@ describe('answer (late replies)', () => {
     let release!: () => void
     service.use(() => new Promise((resolve) => (release = () => resolve(red))))
     const open = service.askTimed({ questions: [colour], agent }, 'open-1', 60_000)
-    await new Promise((r) => setTimeout(r, 5))
+    await until(() => release, 'the answerer holds the call')
     expect(await service.answer(agent, 'open-1', red)).toBe(false)
     expect(await service.answer(agent, 'unknown', red)).toBe(false)
     release()
@@ -169,7 +169,7 @@ describe('projection', () => {
     let fail!: (e: Error) => void
     service.use(() => new Promise((_, reject) => (fail = reject)))
     const asking = service.askTimed({ questions: [colour], agent }, 'c', 60_000).catch((e: unknown) => e)
-    await new Promise((r) => setTimeout(r, 5))
+    await until(() => fail, 'the answerer holds the call')
     expect((await service.projection()).active).toEqual([{ callId: 'c', questions: [colour], state: 'open' }])
     fail(new Error('adapter down'))
     expect(await asking).toMatchObject({ code: 'PROVIDER_ERROR' })
@@ -187,7 +187,7 @@ describe('projection', () => {
         new Promise((resolve) => (release = () => resolve({ answers: [{ id: 'regions', selected: [] }] }))),
     )
     const again = service.askTimed({ questions: [regions], agent }, 'reused', 60_000)
-    await new Promise((r) => setTimeout(r, 5))
+    await until(() => release, 'the answerer holds the call')
     expect((await service.projection()).active).toEqual([
       { callId: 'other', questions: [colour], state: 'continued' },
       { callId: 'reused', questions: [regions], state: 'open' },

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
-import { until } from '../helpers/service.js'
+import { deferred, until } from '../helpers/service.js'
 import { type Bridge, type SlackMode, startBridge, startSlackRig } from './rig.js'
 
 // A batch, so a click sets a draft without completing the card.
@@ -55,17 +55,20 @@ describe.each<SlackMode>(['socket', 'http'])('Slack %s: what is acknowledged is 
       () => rig.element('slow', (r) => r.verb === 'choose' && r.q === 0 && r.o === 0),
       'card posted',
     )
-    // The store takes 1.5 s for this card; Slack still gets its ack (rig.use throws on a missed deadline).
+    // The store cannot write until the test lets it; Slack still gets its ack within the budget
+    // (rig.use throws on a missed deadline), while the click is not applied yet.
     const store = bridge.service.store
     const cas = store.casCard.bind(store)
+    const gate = deferred<void>()
     store.casCard = async (...args) => {
-      await new Promise((r) => setTimeout(r, 1500))
+      await gate.promise
       return cas(...args)
     }
     await rig.use('slow', (r) => r.verb === 'choose' && r.q === 0 && r.o === 0, rig.people.ann)
     expect(
       (await store.getCard<{ drafts: Record<string, unknown> }>('slow'))?.state.drafts.colour,
     ).toBeUndefined()
+    gate.resolve()
     await until(
       async () => (await store.getCard<{ drafts: Record<string, unknown> }>('slow'))?.state.drafts.colour,
       'applied after the ack',

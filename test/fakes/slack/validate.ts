@@ -397,6 +397,3 @@ export function mentionsIn(value: unknown): string[] {
   walk(value)
   return found
 }
-
-/** The limits the fake enforces (tests build payloads at and one past them). */
-export const FAKE_SLACK_LIMITS = LIMITS
