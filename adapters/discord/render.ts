@@ -18,7 +18,7 @@ import {
   ComponentType,
 } from 'discord.js'
 import { encodeComponentId } from '../../src/card/codec.js'
-import { pickLocale } from '../../src/card/text.js'
+import { oncallText, pickLocale } from '../../src/card/text.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { DISCORD_LIMITS as L } from './limits.js'
@@ -162,6 +162,8 @@ function headline(card: CardState, mentions: string): string {
     const verb = card.holders.length === 1 ? 'is' : 'are'
     lines.push(`🕒 ${names(card.holders.slice(0, 10))} ${verb} taking their time.`)
   }
+  const oncall = oncallText(card)
+  if (oncall && isLive(card)) lines.push(`📟 ${escapeInline(clamp(oncall, 500))}`)
   // Over 2000 characters only with absurd names; the card's own text is in the embeds.
   const text = lines.join('\n')
   return text.length <= L.content ? text : `${text.slice(0, L.content - 1)}…`

@@ -231,6 +231,22 @@ export class SlackAdapter implements ChatAdapter {
     return result.users ?? []
   }
 
+  /**
+   * The Slack user with this e-mail address (`users.lookupByEmail`, scope `users:read.email`), for
+   * on-call people and responders listed by e-mail; undefined when the workspace has nobody with it.
+   */
+  async lookupByEmail(email: string): Promise<string | undefined> {
+    try {
+      const result = await this.#queues.now('users.lookupByEmail', () =>
+        this.#client.users.lookupByEmail({ email }),
+      )
+      return result.user?.id
+    } catch (error) {
+      if (slackError(error) === 'users_not_found') return undefined
+      throw error
+    }
+  }
+
   #requireHost(): CardHost {
     if (!this.#host) throw new Error('SlackAdapter.start(host) has not been called')
     return this.#host

@@ -7,7 +7,7 @@
  */
 
 import { encodeComponentId } from '../../src/card/codec.js'
-import { pickLocale } from '../../src/card/text.js'
+import { oncallText, pickLocale } from '../../src/card/text.js'
 import type { CardState, Person, QuestionDraft } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import {
@@ -163,6 +163,8 @@ function headUnit(card: CardState, options: RenderOptions): Unit {
     ...(card.responders?.slack?.groups ?? []).map((g) => `subteam:${g}`),
   ]
   if (slackResponders.length > 0) about.push(`Answerable by ${mentionText(slackResponders)}`)
+  const oncall = oncallText(card)
+  if (oncall) about.push(escapeMrkdwn(truncatePlain(oncall, 1000)))
   blocks.push(context(truncateMrkdwn(about.join(' · '), SECTION)))
   return blocks
 }

@@ -1,4 +1,5 @@
 import { displayName } from '../../src/card/apply.js'
+import { oncallText } from '../../src/card/text.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import type { AskUserQuestionAnswerItem } from '../../src/protocol/types.js'
 import { markdownToHtml } from './markdown.js'
@@ -32,6 +33,8 @@ export interface WebCardView {
   answeredBy?: string
   answeredAt?: number
   closedReason?: string
+  /** Who is on call and where that came from (PagerDuty, last known, fallback). */
+  oncall?: string
   version?: number
 }
 
@@ -97,6 +100,12 @@ export function cardToWebView(card: CardState, version?: number): WebCardView {
     ...(card.answeredBy ? { answeredBy: nameOf(card.answeredBy) } : {}),
     ...(card.answeredAt === undefined ? {} : { answeredAt: card.answeredAt }),
     ...(card.closedReason ? { closedReason: card.closedReason } : {}),
+    ...oncallField(card),
     ...(version === undefined ? {} : { version }),
   }
+}
+
+function oncallField(card: CardState): { oncall?: string } {
+  const text = oncallText(card)
+  return text ? { oncall: text } : {}
 }

@@ -69,4 +69,6 @@ export interface ChatAdapter {
   notify(person: Person, text: string, ref?: unknown): Promise<void>
   /** Members of a platform group (Slack user group), for responder checks. */
   groupMembers?(groupId: string): Promise<string[]>
+  /** The platform user with this e-mail address (Slack `users.lookupByEmail`); undefined when there is none. */
+  lookupByEmail?(email: string): Promise<string | undefined>
 }

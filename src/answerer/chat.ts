@@ -1,10 +1,20 @@
 import { applyInteraction, finishedRefusal, isLive, newCard, samePerson, withStatus } from '../card/apply.js'
-import type { CardState, Destination, Person } from '../card/types.js'
+import type {
+  CardState,
+  Destination,
+  EscalationTier,
+  OnCallShown,
+  Person,
+  Responders,
+} from '../card/types.js'
 import { type Logger, silentLogger } from '../log.js'
+import type { OnCallLookup } from '../oncall/lookup.js'
+import { People } from '../oncall/people.js'
 import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
 import type { Answerer, AnswererRequest, AskUserQuestionAnswer } from '../protocol/types.js'
 import { ResponderPolicy } from '../routing/policy.js'
-import { defaultRouter, type RoutePlan, type Router } from '../routing/types.js'
+import { mentionFits } from '../routing/routes.js'
+import { defaultRouter, type OnCallRule, type RoutePlan, type Router } from '../routing/types.js'
 import type { UserQuestionService } from '../service/service.js'
 import {
   type CardHost,
@@ -30,6 +40,17 @@ export interface ChatAnswererOptions {
   escalationIntervalMs?: number
   /** How long Slack group membership is cached. @default 300_000 */
   groupTtlMs?: number
+  /** Who is who across platforms (the routes file's `people` map). */
+  people?: People
+  /** Who is on call now, for routes with `oncall` (PagerDuty). Without it those routes use their fallback. */
+  oncall?: OnCallLookup
+}
+
+/** What an on-call look-up adds to a card: mentions per platform, responders, and what the card shows. */
+interface Staffing {
+  shown: OnCallShown
+  mention: { slack: string[]; discord: string[] }
+  responders: Responders
 }
 
 interface Waiter {
@@ -61,6 +82,8 @@ export class ChatAnswerer {
   private readonly policy: ResponderPolicy
   private readonly holdMaxMs: number
   private readonly escalationIntervalMs: number
+  private readonly people: People
+  private readonly oncall: OnCallLookup | undefined
   private readonly waiters = new Map<string, Waiter>()
   private readonly holds = new Map<
     string,
@@ -78,9 +101,12 @@ export class ChatAnswerer {
     this.log = options.logger ?? silentLogger
     this.holdMaxMs = options.holdMaxMs ?? 600_000
     this.escalationIntervalMs = options.escalationIntervalMs ?? 15_000
+    this.people = options.people ?? new People()
+    this.oncall = options.oncall
     this.policy = new ResponderPolicy({
       groupMembers: async (platform, groupId) => this.adapters.get(platform)?.groupMembers?.(groupId),
       now: this.now,
+      people: this.people,
       ...(options.groupTtlMs === undefined ? {} : { ttlMs: options.groupTtlMs }),
     })
     this.answerer = (request, next) => this.answer(request, next)
@@ -91,7 +117,8 @@ export class ChatAnswerer {
         const card = (await this.store.getCard<CardState>(callId))?.state
         if (!card) return { ok: false, message: 'This question is no longer available.' }
         if (!isLive(card)) return { ok: false, message: finishedRefusal(card).message }
-        if (!(await this.policy.allows(card, person))) return { ok: false, message: NOT_ALLOWED }
+        if (!(await this.policy.allows(card, this.people.identify(person))))
+          return { ok: false, message: NOT_ALLOWED }
         return { ok: true }
       },
     }
@@ -156,7 +183,7 @@ export class ChatAnswerer {
     request: AnswererRequest,
     next: () => Promise<AskUserQuestionAnswer>,
   ): Promise<AskUserQuestionAnswer> {
-    const plan = this.router.resolve(request)
+    const plan = await this.staff(this.router.resolve(request))
     const destinations = plan.destinations.filter((d) => this.adapters.has(d.platform))
     if (destinations.length === 0) return next()
     // Wait first, then post: a click on the first copy while later copies are still being
@@ -181,6 +208,97 @@ export class ChatAnswerer {
       throw error
     }
     return waiting
+  }
+
+  // ---- people and on-call ----
+
+  /**
+   * The plan with people filled in: responders listed by e-mail get their Slack accounts (so the
+   * card names them), and an on-call route gets whoever is on call now mentioned and allowed.
+   */
+  private async staff(plan: RoutePlan): Promise<RoutePlan & { shown?: OnCallShown }> {
+    let responders = plan.responders
+    for (const email of responders?.emails ?? []) {
+      const slack = await this.slackIdOf(email)
+      if (slack) responders = mergeResponders(responders, { slack: { users: [slack] } })
+    }
+    if (!plan.oncall) return responders ? { ...plan, responders } : plan
+    const staffing = await this.onCall(plan.oncall, 1)
+    return {
+      ...plan,
+      destinations: plan.destinations.map((d) => withMentions(d, staffing.mention)),
+      // Only the people on call (and the route's own responders) answer; the inbox without
+      // sign-in cannot tell who someone is, so it answers only when the route says `web: true`.
+      responders: mergeResponders({ ...responders, web: responders?.web === true }, staffing.responders),
+      shown: staffing.shown,
+    }
+  }
+
+  /** A Slack user id for an address: the `people` map, else Slack's users.lookupByEmail. */
+  private async slackIdOf(email: string): Promise<string | undefined> {
+    const known = this.people.accounts(email).slack
+    if (known) return known
+    const slack = this.adapters.get('slack')
+    if (!slack?.lookupByEmail) return undefined
+    try {
+      const id = await slack.lookupByEmail(email)
+      if (id) this.people.learn('slack', id, email)
+      return id
+    } catch (error) {
+      this.log.warn('Slack e-mail look-up failed', { error })
+      return undefined
+    }
+  }
+
+  /** Who is on call for a rule at a level: mentions, responders, and what the card says. */
+  private async onCall(rule: OnCallRule, level: number): Promise<Staffing> {
+    const found = this.oncall
+      ? await this.oncall.lookup(rule.pagerduty, level)
+      : { source: 'fallback' as const, people: [], at: this.now() }
+    const mention: Staffing['mention'] = { slack: [], discord: [] }
+    let responders: Responders = {}
+    if (found.source === 'fallback') {
+      for (const m of rule.fallback) {
+        const [kind, id = ''] = m.split(':')
+        if (mentionFits('slack', m)) {
+          mention.slack.push(m)
+          responders = mergeResponders(responders, {
+            slack: kind === 'subteam' ? { groups: [id] } : { users: [id] },
+          })
+        } else if (mentionFits('discord', m)) {
+          mention.discord.push(m)
+          responders = mergeResponders(responders, {
+            discord: kind === 'role' ? { roles: [id] } : { users: [id] },
+          })
+        }
+      }
+    }
+    for (const person of found.people) {
+      responders = mergeResponders(responders, { emails: [person.email] })
+      const slack = await this.slackIdOf(person.email)
+      if (slack) {
+        mention.slack.push(`user:${slack}`)
+        responders = mergeResponders(responders, { slack: { users: [slack] } })
+      }
+      const discord = this.people.accounts(person.email).discord
+      if (discord) {
+        mention.discord.push(`user:${discord}`)
+        responders = mergeResponders(responders, { discord: { users: [discord] } })
+      }
+      if (!slack && !discord) {
+        this.log.warn('an on-call person has no Slack or Discord account askbridge knows', { level })
+      }
+    }
+    if (found.source === 'fallback' && rule.fallback.length === 0) {
+      this.log.error(
+        'PagerDuty is unreachable and the route has no oncall.fallback: only its other responders may answer',
+      )
+    }
+    return {
+      shown: { level, source: found.source, names: found.people.map((p) => p.name), at: found.at },
+      mention,
+      responders,
+    }
   }
 
   /** Register the waiting ask: resolved by a completion, rejected when its signal aborts. */
@@ -227,7 +345,7 @@ export class ChatAnswerer {
   /** The card for this call: the live one (a re-attach, also after a restart) or a new one. */
   private async openCard(
     request: AnswererRequest,
-    plan: RoutePlan,
+    plan: RoutePlan & { shown?: OnCallShown },
     destinations: Destination[],
   ): Promise<CardState> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
@@ -252,12 +370,13 @@ export class ChatAnswerer {
         ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
         quorum: plan.quorum,
         ...(plan.responders ? { responders: plan.responders } : {}),
-        ...(plan.excludeRequester && requester ? { excluded: requester } : {}),
+        ...(plan.excludeRequester && requester ? { excluded: this.people.identify(requester) } : {}),
         route: plan.name,
         ...(request.form ? { form: request.form } : {}),
       })
       card.destinations = destinations
       if (plan.escalation.length > 0) card.escalation = plan.escalation
+      if (plan.shown) card.oncall = [plan.shown]
       if ((await this.store.casCard(request.callId, existing?.version ?? 0, card)) !== undefined) {
         await this.store.audit({ callId: card.callId, kind: 'asked', detail: { route: plan.name } })
         // A reused callId: copies already posted show the new card.
@@ -307,8 +426,11 @@ export class ChatAnswerer {
 
   // ---- interactions ----
 
-  private async handle({ callId, interaction }: InboundInteraction): Promise<InteractionOutcome> {
-    const actor = interaction.actor
+  private async handle(input: InboundInteraction): Promise<InteractionOutcome> {
+    const { callId } = input
+    // One person is one approver, whichever platform (or signed-in inbox) they answer from.
+    const actor = this.people.identify(input.interaction.actor)
+    const interaction = { ...input.interaction, actor }
     const audit = (refused: boolean, code?: string) =>
       this.store.audit({
         callId,
@@ -543,17 +665,21 @@ export class ChatAnswerer {
         const tier = card.escalation?.[card.escalated]
         if (!tier || this.now() < card.createdAt + tier.afterMs) break
         const index = card.escalated
+        // The next on-call level, looked up when the tier is due: mentioned, and allowed to answer.
+        const staffing = tier.oncall ? await this.onCall(tier.oncall, tier.oncall.level) : undefined
         let fired: CardState | undefined
         const ok = await this.mutate(callId, (c) => {
           if (c.escalated !== index || !isLive(c)) return undefined
           fired = { ...c, escalated: index + 1 }
+          if (staffing) {
+            fired.responders = mergeResponders(c.responders ?? { web: false }, staffing.responders)
+            fired.oncall = [...(c.oncall ?? []), staffing.shown]
+          }
           return fired
         })
         if (!ok || !fired) break
         card = fired
-        const targets = tier.destinations?.length
-          ? tier.destinations.map((d) => (tier.mention?.length ? { ...d, mention: tier.mention } : d))
-          : (card.destinations ?? []).map((d) => ({ ...d, mention: tier.mention ?? [] }))
+        const targets = escalationTargets(tier, card, staffing)
         await this.postCopies(card, targets, `#escalation-${index + 1}`)
         await this.store.audit({
           callId,
@@ -564,4 +690,48 @@ export class ChatAnswerer {
       }
     }
   }
+}
+
+/** Where an escalation tier posts, with which mentions (the tier's, plus an on-call level's). */
+function escalationTargets(
+  tier: EscalationTier,
+  card: CardState,
+  staffing: Staffing | undefined,
+): Destination[] {
+  const base = tier.destinations?.length
+    ? tier.destinations.map((d) => (tier.mention?.length ? { ...d, mention: tier.mention } : d))
+    : (card.destinations ?? []).map((d) => ({ ...d, mention: tier.mention ?? [] }))
+  return staffing ? base.map((d) => withMentions(d, staffing.mention)) : base
+}
+
+/** A destination with the mentions meant for its platform added. */
+function withMentions(d: Destination, mention: { slack: string[]; discord: string[] }): Destination {
+  const more = d.platform === 'web' ? [] : mention[d.platform]
+  if (more.length === 0) return d
+  return { ...d, mention: [...new Set([...(d.mention ?? []), ...more])] }
+}
+
+const union = (a: string[] | undefined, b: string[] | undefined): string[] | undefined =>
+  a || b ? [...new Set([...(a ?? []), ...(b ?? [])])] : undefined
+
+/** Both sets of responders: every list joined; `web` from the first. */
+function mergeResponders(a: Responders | undefined, b: Responders): Responders {
+  const out: Responders = { ...a }
+  const slackUsers = union(a?.slack?.users, b.slack?.users)
+  const slackGroups = union(a?.slack?.groups, b.slack?.groups)
+  if (slackUsers || slackGroups)
+    out.slack = {
+      ...(slackUsers ? { users: slackUsers } : {}),
+      ...(slackGroups ? { groups: slackGroups } : {}),
+    }
+  const discordUsers = union(a?.discord?.users, b.discord?.users)
+  const discordRoles = union(a?.discord?.roles, b.discord?.roles)
+  if (discordUsers || discordRoles)
+    out.discord = {
+      ...(discordUsers ? { users: discordUsers } : {}),
+      ...(discordRoles ? { roles: discordRoles } : {}),
+    }
+  const emails = union(a?.emails, b.emails)
+  if (emails) out.emails = emails
+  return out
 }

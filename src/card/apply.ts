@@ -24,7 +24,7 @@ export interface NewCardOptions {
   deadline?: number
   quorum?: number
   responders?: Responders
-  excluded?: Pick<Person, 'platform' | 'userId'>
+  excluded?: Pick<Person, 'platform' | 'userId' | 'identity'>
   route?: string
   /** Typed form fields and their pre-selected answers. */
   form?: FormSpec
@@ -76,7 +76,11 @@ export function isLive(card: CardState): boolean {
   return card.status === 'open' || card.status === 'continued'
 }
 
-export function samePerson(a: Pick<Person, 'platform' | 'userId'>, b: Pick<Person, 'platform' | 'userId'>) {
+type Who = Pick<Person, 'platform' | 'userId' | 'identity'>
+
+/** The same person: one identity (the `people` map, a sign-in), else the same platform account. */
+export function samePerson(a: Who, b: Who) {
+  if (a.identity !== undefined && a.identity === b.identity) return true
   return a.platform === b.platform && a.userId === b.userId
 }
 

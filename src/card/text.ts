@@ -1,4 +1,5 @@
 import type { LocalizedText } from '../protocol/types.js'
+import type { CardState } from './types.js'
 
 /**
  * Pick the wording for a locale: exact (`pt-BR`), then the language (`pt`), then any regional
@@ -18,4 +19,25 @@ export function pickLocale(texts: LocalizedText | undefined, locale?: string): s
     for (const [key, value] of Object.entries(texts)) if (key.split(/[-_]/)[0] === lang && value) return value
   }
   return texts.en
+}
+
+/**
+ * What a card says about its on-call people, one line per look-up, in plain text (each renderer
+ * escapes it): who PagerDuty says is on call, or that PagerDuty was unreachable and the last
+ * known on-call or the route's fallback was used instead.
+ * @example oncallText(card) // 'On call (PagerDuty): Alice Smith'
+ */
+export function oncallText(card: Pick<CardState, 'oncall'>): string | undefined {
+  const lines = (card.oncall ?? []).map((o) => {
+    const level = o.level > 1 ? ` level ${o.level}` : ''
+    const names = o.names.join(', ')
+    if (o.source === 'pagerduty')
+      return names ? `On call${level} (PagerDuty): ${names}` : `Nobody on call${level} in PagerDuty`
+    if (o.source === 'last-known') {
+      const at = new Date(o.at).toISOString().slice(0, 16).replace('T', ' ')
+      return `PagerDuty unreachable: last known on call${level} (as of ${at} UTC): ${names || 'nobody'}`
+    }
+    return `PagerDuty unreachable: the route's fallback${level} was called instead`
+  })
+  return lines.length ? lines.join(' · ') : undefined
 }

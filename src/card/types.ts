@@ -12,6 +12,14 @@ export interface Person {
   roles?: string[]
   /** The person's locale, when the platform tells it (Discord `locale`, Slack user locale). */
   locale?: string
+  /** The verified e-mail address of a person signed in to the web inbox. */
+  email?: string
+  /**
+   * One person across platforms (`email:ADDRESS` when the routes file's `people` map or a
+   * sign-in ties the account to an address), set by the answerer; compared instead of
+   * platform + userId so one person never counts twice in a quorum.
+   */
+  identity?: string
 }
 
 /**
@@ -51,7 +59,7 @@ export interface CardState {
   /** Distinct approvers needed. @default 1 */
   quorum: number
   /** A person who may not answer (the requester, with excludeRequester). */
-  excluded?: Pick<Person, 'platform' | 'userId'>
+  excluded?: Pick<Person, 'platform' | 'userId' | 'identity'>
   /** Who may answer, per platform; absent: anyone who sees the card. */
   responders?: Responders
   /** People holding the wait open with "Take my time" or an open form. */
@@ -72,6 +80,23 @@ export interface CardState {
   escalation?: EscalationTier[]
   /** Typed form fields by question id (an MCP elicitation): typed answers are checked, required ones cannot be skipped. */
   fields?: Record<string, FieldRule>
+  /** Who was on call when the card was posted (and at each on-call escalation level), and from where. */
+  oncall?: OnCallShown[]
+}
+
+/** One on-call look-up as the card shows it. */
+export interface OnCallShown {
+  /** Escalation level (1 for a schedule, or the first level of a policy). */
+  level: number
+  /**
+   * `pagerduty`: looked up now; `last-known`: PagerDuty was unreachable, the last answer it gave;
+   * `fallback`: PagerDuty unreachable and nothing known, the route's fallback mention.
+   */
+  source: 'pagerduty' | 'last-known' | 'fallback'
+  /** Names of the people on call (empty for `fallback`). */
+  names: string[]
+  /** When PagerDuty gave this answer (epoch ms). */
+  at: number
 }
 
 /** Where a card goes. Channels and users are platform ids. */
@@ -90,12 +115,23 @@ export interface EscalationTier {
   afterMs: number
   mention?: string[]
   destinations?: Destination[]
+  /** Mention (and allow) whoever is on call at this level of the route's PagerDuty escalation policy. */
+  oncall?: {
+    level: number
+    pagerduty: { schedule?: string | undefined; escalationPolicy?: string | undefined }
+    fallback: string[]
+  }
 }
 
 export interface Responders {
   slack?: { users?: string[]; groups?: string[] }
   discord?: { users?: string[]; roles?: string[] }
   web?: boolean
+  /**
+   * People by e-mail address (lower case): a signed-in inbox user with that address, and the
+   * Slack / Discord accounts the `people` map (or Slack's e-mail look-up) ties to it.
+   */
+  emails?: string[]
 }
 
 /** What a person did. Question and option references are by id/label, never by display text. */

@@ -185,6 +185,13 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
       problems.push(...error.problems.map((p) => `ASKBRIDGE_ROUTES (${routesPath}): ${p}`))
     }
   }
+  const { pagerDutyTokenProblems } = await import('../oncall/startup.js')
+  problems.push(
+    ...pagerDutyTokenProblems(
+      routes,
+      config ? config.PAGERDUTY_API_TOKEN : io.env.PAGERDUTY_API_TOKEN?.trim(),
+    ),
+  )
   if (problems.length > 0 || config === undefined) {
     io.stderr(`${new ConfigError(problems).message}\n`)
     return 1
@@ -212,6 +219,12 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
     })
   } catch (error) {
     const e = error as NodeJS.ErrnoException
+    if (error instanceof ConfigError) {
+      // Checks that need the network (PagerDuty schedules, the sign-in issuer): one message all the same.
+      io.stderr(`${scrub(error.message, secrets)}\n`)
+      process.off('unhandledRejection', onUnhandled)
+      return 1
+    }
     if (e.name === 'RoutesError') {
       io.stderr(`askbridge: ASKBRIDGE_ROUTES: ${e.message}\n`)
       process.off('unhandledRejection', onUnhandled)

@@ -106,6 +106,8 @@ export const envSchema = z.object({
     message: 'must be a Discord channel id (a snowflake, digits only)',
   }),
   DISCORD_API_URL: url('the Discord REST API'),
+  PAGERDUTY_API_TOKEN: optionalText,
+  PAGERDUTY_API_URL: url('the PagerDuty REST API'),
   DISCORD_PUBLIC_KEY: optionalText.refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v), {
     message: 'must be the application public key (64 hex characters)',
   }),
@@ -186,5 +188,6 @@ export function secretsOf(config: Config): string[] {
     config.SLACK_SIGNING_SECRET,
     config.DISCORD_BOT_TOKEN,
     dbPassword(config.ASKBRIDGE_DB),
+    config.PAGERDUTY_API_TOKEN,
   ].filter((v): v is string => typeof v === 'string' && v.length > 0)
 }

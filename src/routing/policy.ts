@@ -1,5 +1,6 @@
 import { samePerson } from '../card/apply.js'
 import type { CardState, Person } from '../card/types.js'
+import { People } from '../oncall/people.js'
 
 export interface ResponderPolicyOptions {
   /** Members of a platform group (Slack user group); undefined when the platform cannot tell. */
@@ -7,44 +8,52 @@ export interface ResponderPolicyOptions {
   /** How long a group's membership is cached. @default 300_000 (5 minutes) */
   ttlMs?: number
   now?: () => number
+  /** Who is who across platforms (the routes file's `people` map). */
+  people?: People
 }
 
 /**
  * Who may answer a card: everyone when the route names no responders; otherwise the listed
- * users, members of the listed groups (looked up and cached with expiry) and holders of the
- * listed roles. The web inbox answers unless the route sets `web: false`. An excluded
- * requester never may.
+ * users, members of the listed groups (looked up and cached with expiry), holders of the
+ * listed roles, and the people listed by e-mail. A person is one person everywhere: the
+ * `people` map ties their Slack, Discord and signed-in inbox accounts, so a Slack user listed
+ * as a responder may also answer in the inbox once signed in with their address. The inbox
+ * without sign-in answers unless the route sets `web: false`; signed in, only as a listed
+ * person (or anyone, with `web: true`). An excluded requester never may.
  */
 export class ResponderPolicy {
   private readonly cache = new Map<string, { members: Set<string>; at: number }>()
   private readonly ttlMs: number
   private readonly now: () => number
+  private readonly people: People
 
   constructor(private readonly options: ResponderPolicyOptions) {
     this.ttlMs = options.ttlMs ?? 300_000
     this.now = options.now ?? Date.now
+    this.people = options.people ?? new People()
   }
 
   async allows(card: CardState, person: Person): Promise<boolean> {
-    if (card.excluded && samePerson(card.excluded, person)) return false
+    const who = this.people.identify(person)
+    if (card.excluded && samePerson(this.people.identify(card.excluded), who)) return false
     const responders = card.responders
     if (!responders) return true
-    if (person.platform === 'web') return responders.web !== false
-    if (person.platform === 'slack') {
-      const rule = responders.slack
-      if (!rule) return false
-      if (rule.users?.includes(person.userId)) return true
-      for (const group of rule.groups ?? []) {
-        if ((await this.members('slack', group)).has(person.userId)) return true
+    const email = this.people.emailOf(person)
+    if (email && responders.emails?.includes(email)) return true
+    const accounts = email ? this.people.accounts(email) : {}
+    const slack = person.platform === 'slack' ? person.userId : accounts.slack
+    const discord = person.platform === 'discord' ? person.userId : accounts.discord
+    if (slack && responders.slack) {
+      if (responders.slack.users?.includes(slack)) return true
+      for (const group of responders.slack.groups ?? []) {
+        if ((await this.members('slack', group)).has(slack)) return true
       }
-      return false
     }
+    if (discord && responders.discord?.users?.includes(discord)) return true
     if (person.platform === 'discord') {
-      const rule = responders.discord
-      if (!rule) return false
-      if (rule.users?.includes(person.userId)) return true
-      return (rule.roles ?? []).some((role) => person.roles?.includes(role))
+      return (responders.discord?.roles ?? []).some((role) => person.roles?.includes(role))
     }
+    if (person.platform === 'web') return person.email ? responders.web === true : responders.web !== false
     return false
   }
 

@@ -11,6 +11,9 @@ const SLACK_CHANNEL = /^[CGD][A-Z0-9]{2,}$/
 const SLACK_USER = /^[UW][A-Z0-9]{2,}$/
 const SLACK_GROUP = /^S[A-Z0-9]{2,}$/
 const SNOWFLAKE = /^\d{15,21}$/
+/** PagerDuty object ids (`PABC123`). */
+const PAGERDUTY_ID = /^[A-Z0-9]{2,20}$/
+const EMAIL = /^[^\s@:]+@[^\s@:]+$/
 
 const mentionSchema = z.string()
 const destinationSchema = z.strictObject({
@@ -22,6 +25,22 @@ const destinationSchema = z.strictObject({
 const durationSchema = z
   .string()
   .refine((v) => parseDuration(v) !== undefined, { error: 'not a duration (use 90s, 10m, 2h or 1d)' })
+
+const oncallSchema = z.strictObject({
+  pagerduty: z
+    .strictObject({
+      schedule: z.string().regex(PAGERDUTY_ID, 'not a PagerDuty schedule id (P…)').optional(),
+      escalationPolicy: z
+        .string()
+        .regex(PAGERDUTY_ID, 'not a PagerDuty escalation policy id (P…)')
+        .optional(),
+    })
+    .refine((p) => (p.schedule === undefined) !== (p.escalationPolicy === undefined), {
+      error: 'name a schedule or an escalationPolicy (one of them)',
+    }),
+  /** Mentioned (and allowed to answer) when PagerDuty is unreachable and nobody is known yet. */
+  fallback: z.array(mentionSchema).optional(),
+})
 
 const routeSchema = z.strictObject({
   name: z.string().min(1),
@@ -43,8 +62,14 @@ const routeSchema = z.strictObject({
         .strictObject({ users: z.array(z.string()).optional(), roles: z.array(z.string()).optional() })
         .optional(),
       web: z.boolean().optional(),
+      /** People by e-mail (`email:ADDRESS`), on every platform through `people` and sign-in. */
+      people: z
+        .array(z.string().regex(/^email:[^\s@:]+@[^\s@:]+$/, 'not an "email:ADDRESS" entry'))
+        .optional(),
     })
     .optional(),
+  /** Mention and allow whoever is on call now. */
+  oncall: oncallSchema.optional(),
   quorum: z.number().int().min(1).max(20).optional(),
   excludeRequester: z.boolean().optional(),
   escalation: z
@@ -55,12 +80,29 @@ const routeSchema = z.strictObject({
         destinations: z.array(destinationSchema).optional(),
         /** Mirror to another route's destinations. */
         route: z.string().optional(),
+        /** Mention and allow whoever is on call at this level of the route's escalation policy. */
+        oncallLevel: z.number().int().min(1).max(20).optional(),
       }),
     )
     .optional(),
 })
 
-export const routesFileSchema = z.strictObject({ routes: z.array(routeSchema) })
+/** email -> a Discord user id, or `{discord?, slack?}`: one person's accounts on each platform. */
+const peopleSchema = z.record(
+  z.string().regex(EMAIL, 'keys are e-mail addresses'),
+  z.union([
+    z.string().regex(SNOWFLAKE, 'not a Discord user id (a snowflake)'),
+    z.strictObject({
+      discord: z.string().regex(SNOWFLAKE, 'not a Discord user id (a snowflake)').optional(),
+      slack: z.string().regex(SLACK_USER, 'not a Slack user id (U…)').optional(),
+    }),
+  ]),
+)
+
+export const routesFileSchema = z.strictObject({
+  people: peopleSchema.optional(),
+  routes: z.array(routeSchema),
+})
 export type RoutesFile = z.infer<typeof routesFileSchema>
 type RouteConfig = RoutesFile['routes'][number]
 type DestinationConfig = z.infer<typeof destinationSchema>
@@ -130,6 +172,28 @@ function checkMention(
   }
 }
 
+/** A mention that is valid on at least one of the route's platforms. */
+function fitsRoute(route: RouteConfig, mention: string): boolean {
+  const platforms = new Set(route.destinations.map((d) => d.platform))
+  return [...platforms].some((p) => mentionFits(p, mention))
+}
+
+/** Whether a mention is valid on a platform (`subteam:`/`user:` on Slack, `role:`/`user:` on Discord). */
+export function mentionFits(platform: 'slack' | 'discord' | 'web', mention: string): boolean {
+  const scratch: string[] = []
+  checkMention(platform, mention, '', scratch)
+  return scratch.length === 0
+}
+
+/** Every route that names PagerDuty, with where it does, for start-up checks. */
+export function pagerDutyTargets(
+  file: RoutesFile,
+): Array<{ at: string; schedule?: string | undefined; escalationPolicy?: string | undefined }> {
+  return file.routes.flatMap((route, r) =>
+    route.oncall ? [{ at: `routes[${r}].oncall.pagerduty`, ...route.oncall.pagerduty }] : [],
+  )
+}
+
 /** Validate a parsed routes file: shapes, ids, durations, names and escalation cycles. */
 export function validateRoutes(value: unknown, source?: string): RoutesFile {
   const parsed = routesFileSchema.safeParse(value)
@@ -164,6 +228,10 @@ export function validateRoutes(value: unknown, source?: string): RoutesFile {
           problems.push(`${at}.responders.discord.${kind}[${i}]: "${id}" is not a Discord id`)
       })
     }
+    route.oncall?.fallback?.forEach((m, i) => {
+      if (!fitsRoute(route, m))
+        problems.push(`${at}.oncall.fallback[${i}]: "${m}" fits none of the route's platforms`)
+    })
     let previous = 0
     route.escalation?.forEach((tier, t) => {
       const tat = `${at}.escalation[${t}]`
@@ -173,17 +241,20 @@ export function validateRoutes(value: unknown, source?: string): RoutesFile {
       tier.destinations?.forEach((d, i) => {
         checkDestination(d, `${tat}.destinations[${i}]`, problems)
       })
-      if (!tier.mention?.length && !tier.destinations?.length && !tier.route) {
-        problems.push(`${tat}: names no mention, destinations or route`)
+      if (
+        !tier.mention?.length &&
+        !tier.destinations?.length &&
+        !tier.route &&
+        tier.oncallLevel === undefined
+      ) {
+        problems.push(`${tat}: names no mention, destinations, route or oncallLevel`)
+      }
+      if (tier.oncallLevel !== undefined && !route.oncall?.pagerduty.escalationPolicy) {
+        problems.push(`${tat}.oncallLevel: needs the route's oncall.pagerduty.escalationPolicy`)
       }
       tier.mention?.forEach((m, i) => {
-        const platforms = new Set(route.destinations.map((d) => d.platform))
-        const fits = [...platforms].some((p) => {
-          const scratch: string[] = []
-          checkMention(p, m, '', scratch)
-          return scratch.length === 0
-        })
-        if (!fits) problems.push(`${tat}.mention[${i}]: "${m}" fits none of the route's platforms`)
+        if (!fitsRoute(route, m))
+          problems.push(`${tat}.mention[${i}]: "${m}" fits none of the route's platforms`)
       })
     })
   })
@@ -264,6 +335,11 @@ function routeMatches(route: RouteConfig, request: AnswererRequest): boolean {
   return true
 }
 
+const toResponders = ({ people, ...rest }: NonNullable<RouteConfig['responders']>): Responders => ({
+  ...(rest as Responders),
+  ...(people?.length ? { emails: people.map((p) => p.slice('email:'.length).toLowerCase()) } : {}),
+})
+
 const toDestination = (d: DestinationConfig): Destination => ({
   platform: d.platform,
   ...(d.channel ? { channel: d.channel } : {}),
@@ -284,12 +360,24 @@ export function routesRouter(
   const plan = (route: RouteConfig): RoutePlan => ({
     name: route.name,
     destinations: route.destinations.map(toDestination),
-    ...(route.responders ? { responders: route.responders as Responders } : {}),
+    ...(route.responders ? { responders: toResponders(route.responders) } : {}),
     quorum: route.quorum ?? 1,
     excludeRequester: route.excludeRequester ?? false,
+    ...(route.oncall
+      ? { oncall: { pagerduty: { ...route.oncall.pagerduty }, fallback: route.oncall.fallback ?? [] } }
+      : {}),
     escalation: (route.escalation ?? []).map(
       (tier): EscalationTier => ({
         afterMs: parseDuration(tier.after) ?? 0,
+        ...(tier.oncallLevel !== undefined && route.oncall
+          ? {
+              oncall: {
+                level: tier.oncallLevel,
+                pagerduty: { ...route.oncall.pagerduty },
+                fallback: route.oncall.fallback ?? [],
+              },
+            }
+          : {}),
         ...(tier.mention?.length ? { mention: tier.mention } : {}),
         ...(tier.destinations?.length || tier.route
           ? {

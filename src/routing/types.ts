@@ -11,6 +11,15 @@ export interface RoutePlan {
   quorum: number
   excludeRequester: boolean
   escalation: EscalationTier[]
+  /** Mention and allow whoever is on call now (looked up at ask time). */
+  oncall?: OnCallRule
+}
+
+/** A route's on-call rule. */
+export interface OnCallRule {
+  pagerduty: { schedule?: string | undefined; escalationPolicy?: string | undefined }
+  /** Mentions used when PagerDuty is unreachable and nobody is known yet. */
+  fallback: string[]
 }
 
 export interface Router {

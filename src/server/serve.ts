@@ -3,6 +3,9 @@ import { ChatAnswerer } from '../answerer/chat.js'
 import type { Destination } from '../card/types.js'
 import type { Config } from '../config/env.js'
 import { type Logger, silentLogger } from '../log.js'
+import { OnCallLookup } from '../oncall/lookup.js'
+import { People } from '../oncall/people.js'
+import { pagerDutyForRoutes } from '../oncall/startup.js'
 import { loadRoutes, type RoutesFile, routesRouter } from '../routing/routes.js'
 import type { Router as RoutesRouter } from '../routing/types.js'
 import { UserQuestionService } from '../service/service.js'
@@ -86,6 +89,8 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
   const log = options.logger ?? silentLogger
   // A bad routes file stops the start before anything is opened (RoutesError names every problem).
   const routes = options.routes ?? (config.ASKBRIDGE_ROUTES ? loadRoutes(config.ASKBRIDGE_ROUTES) : undefined)
+  // Routes naming PagerDuty: the token and every schedule and policy are checked before anything opens.
+  const pagerDuty = await pagerDutyForRoutes(routes, config, log)
   const raw = openStore(config.ASKBRIDGE_DB)
   const store = raw
   const service = new UserQuestionService({ store })
@@ -119,6 +124,8 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       adapters: built.adapters,
       destinations: built.destinations,
       logger: log,
+      people: new People(routes?.people),
+      ...(pagerDuty ? { oncall: new OnCallLookup({ source: pagerDuty, logger: log }) } : {}),
       ...(router ? { router } : {}),
       ...(options.escalationIntervalMs === undefined
         ? {}

@@ -25,6 +25,7 @@ const SCOPES: Record<string, string[]> = {
   'views.update': [],
   'conversations.open': ['im:write'],
   'users.info': ['users:read'],
+  'users.lookupByEmail': ['users:read.email'],
   'usergroups.users.list': ['usergroups:read'],
 }
 

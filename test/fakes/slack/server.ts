@@ -90,8 +90,8 @@ export class FakeSlack {
   readonly ephemerals: Ephemeral[] = []
   readonly views = new Map<string, OpenView>()
   readonly usergroups = new Map<string, string[]>()
-  /** The workspace's people, for users.info. */
-  readonly users = new Map<string, { name: string; locale?: string }>()
+  /** The workspace's people, for users.info and users.lookupByEmail. */
+  readonly users = new Map<string, { name: string; locale?: string; email?: string }>()
   /** Deliveries Slack would count as failed (no ack within 3 s). */
   ackTimeouts = 0
   /** HTTP interactivity target, for HTTP mode. */
@@ -690,6 +690,26 @@ export class FakeSlack {
             name: user.name,
             team_id: TEAM.id,
             ...(args.include_locale === true && user.locale ? { locale: user.locale } : {}),
+          },
+        })
+      }
+      case 'users.lookupByEmail': {
+        // Slack matches the address case-insensitively and never returns deleted or bot users.
+        const email = String(args.email ?? '').toLowerCase()
+        if (!email) return reply({ ok: false, error: 'invalid_arguments' })
+        const found = [...this.users.entries()].find(([, u]) => u.email?.toLowerCase() === email)
+        if (!found) return reply({ ok: false, error: 'users_not_found' })
+        const [id, user] = found
+        return reply({
+          ok: true,
+          user: {
+            id,
+            team_id: TEAM.id,
+            name: user.name,
+            real_name: user.name,
+            deleted: false,
+            is_bot: false,
+            profile: { email: user.email, real_name: user.name, display_name: user.name },
           },
         })
       }

@@ -1,0 +1,56 @@
+import type { Person } from '../card/types.js'
+
+/** One person's accounts, from the routes file's `people` map. */
+export interface PersonAccounts {
+  slack?: string | undefined
+  discord?: string | undefined
+}
+
+/**
+ * Who is who across platforms: the routes file's `people` map (e-mail -> Discord and Slack ids),
+ * plus Slack ids learned from `users.lookupByEmail`. It gives a person one identity
+ * (`email:ADDRESS`) whether they click in Slack, Discord or the signed-in inbox.
+ */
+export class People {
+  private readonly byEmail = new Map<string, PersonAccounts>()
+  private readonly byAccount = new Map<string, string>()
+
+  constructor(map: Record<string, PersonAccounts | string> = {}) {
+    for (const [email, accounts] of Object.entries(map)) {
+      const entry = typeof accounts === 'string' ? { discord: accounts } : accounts
+      if (entry.slack) this.learn('slack', entry.slack, email)
+      if (entry.discord) this.learn('discord', entry.discord, email)
+      if (!entry.slack && !entry.discord) this.byEmail.set(email.toLowerCase(), {})
+    }
+  }
+
+  /** Tie a platform account to an e-mail address (the map, or a Slack e-mail look-up). */
+  learn(platform: 'slack' | 'discord', userId: string, email: string): void {
+    const key = email.toLowerCase()
+    const entry = this.byEmail.get(key) ?? {}
+    entry[platform] = userId
+    this.byEmail.set(key, entry)
+    this.byAccount.set(`${platform}:${userId}`, key)
+  }
+
+  /** The accounts the map knows for an address. */
+  accounts(email: string): PersonAccounts {
+    return { ...this.byEmail.get(email.toLowerCase()) }
+  }
+
+  /** The person's e-mail address: their sign-in, or the map's entry for their account. */
+  emailOf(person: Pick<Person, 'platform' | 'userId' | 'email'>): string | undefined {
+    return person.email?.toLowerCase() ?? this.byAccount.get(`${person.platform}:${person.userId}`)
+  }
+
+  /** One key per person: `email:ADDRESS` when known, else `platform:userId`. */
+  identityOf(person: Pick<Person, 'platform' | 'userId' | 'email'>): string {
+    const email = this.emailOf(person)
+    return email ? `email:${email}` : `${person.platform}:${person.userId}`
+  }
+
+  /** The person with `identity` set (for quorum and requester exclusion). */
+  identify<P extends Pick<Person, 'platform' | 'userId' | 'email'>>(person: P): P & { identity: string } {
+    return { ...person, identity: this.identityOf(person) }
+  }
+}
