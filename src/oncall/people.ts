@@ -49,8 +49,12 @@ export class People {
     return email ? `email:${email}` : `${person.platform}:${person.userId}`
   }
 
-  /** The person with `identity` set (for quorum and requester exclusion). */
-  identify<P extends Pick<Person, 'platform' | 'userId' | 'email'>>(person: P): P & { identity: string } {
-    return { ...person, identity: this.identityOf(person) }
+  /**
+   * The person with `identity` set when an address ties their accounts (for quorum and requester
+   * exclusion); unchanged otherwise, as platform + userId already say who they are.
+   */
+  identify<P extends Pick<Person, 'platform' | 'userId' | 'email'>>(person: P): P & { identity?: string } {
+    const email = this.emailOf(person)
+    return email ? { ...person, identity: `email:${email}` } : person
   }
 }
