@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionAnswerItem } from '../protocol/types.js'
 import { type ArgIo, ASK_USAGE, type AskCommand, parseAskArgs, UsageError } from './ask-args.js'
-import { askThroughRestarts, type BridgeClient, BridgeError, type QuestionView } from './client.js'
+import { answererName, approverNames, askThroughRestarts, type BridgeClient, BridgeError } from './client.js'
 import { formatDuration } from './duration.js'
 import { clientFromEnv } from './env.js'
 
@@ -83,7 +83,7 @@ export async function runAsk(argv: string[], io: AskIo): Promise<number> {
     const code = exitCodeOf(cmd, result.answers)
     // With a quorum every approver is named: the log of a deploy gate says who let it through.
     const approvers = code === EXIT.answered && cmd.kind === 'approval' ? approverNames(view) : []
-    const by = approvers.length > 1 ? approvers.join(' and ') : answeredByName(view)
+    const by = approvers.length > 1 ? approvers.join(' and ') : answererName(view)
     if (cmd.json) {
       io.stdout(
         `${JSON.stringify({
@@ -146,17 +146,6 @@ export function formatAnswers(answers: AskUserQuestionAnswerItem[]): string {
     [...a.selected, ...(a.custom === undefined ? [] : [a.custom])].join(', ')
   if (answers.length === 1) return `${shown(answers[0] as AskUserQuestionAnswerItem)}\n`
   return answers.map((a) => `${a.id}: ${shown(a)}\n`).join('')
-}
-
-function answeredByName(view: QuestionView | undefined): string | undefined {
-  const by = view?.answeredBy
-  if (!by) return undefined
-  return by.name ?? by.userId
-}
-
-function approverNames(view: QuestionView | undefined): string[] {
-  const card = view?.card as { approvals?: Array<{ name?: string; userId: string }> } | undefined
-  return (card?.approvals ?? []).map((p) => p.name ?? p.userId)
 }
 
 function countdown(io: AskIo, timeoutMs: number | undefined): () => void {

@@ -256,3 +256,16 @@ export class BridgeClient {
     )
   }
 }
+
+/** The name of whoever answered a call (their display name, else their platform user id). */
+export function answererName(view: QuestionView | undefined): string | undefined {
+  const by = view?.answeredBy
+  if (!by) return undefined
+  return by.name ?? by.userId
+}
+
+/** Everyone who approved a call that needed a quorum, in order. */
+export function approverNames(view: QuestionView | undefined): string[] {
+  const card = view?.card as { approvals?: Array<{ name?: string; userId: string }> } | undefined
+  return (card?.approvals ?? []).map((p) => p.name ?? p.userId)
+}

@@ -5,7 +5,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionItem, LateReply } from '../protocol/types.js'
-import { askThroughRestarts, type BridgeClient, BridgeError, type QuestionView } from './client.js'
+import { MAX_TIMEOUT_MS } from '../protocol/validate.js'
+import {
+  answererName,
+  approverNames,
+  askThroughRestarts,
+  type BridgeClient,
+  BridgeError,
+  type QuestionView,
+} from './client.js'
 import { clientEnv, clientFromEnv, nonEmpty } from './env.js'
 
 /** Options of {@link createMcpServer}. */
@@ -66,18 +74,15 @@ export function createMcpServer(options: McpOptions): McpServer {
       inputSchema: z.strictObject({
         questions: z.array(questionShape).min(1).describe('The questions of one batch.'),
         timeout: z
-          .number()
-          .int()
+          .union([z.literal(-1), z.number().int().min(1).max(MAX_TIMEOUT_SECONDS)])
           .optional()
           .describe(
-            `Seconds to wait before returning PENDING (default ${defaultTimeout}). -1 waits until answered, which many clients abort after about 60 s.`,
+            `Seconds to wait before returning PENDING: 1 to ${MAX_TIMEOUT_SECONDS} (default ${defaultTimeout}). -1 waits until answered, which many clients abort after about 60 s.`,
           ),
       }),
     },
     async ({ questions, timeout }, extra): Promise<CallToolResult> => {
       const seconds = timeout ?? defaultTimeout
-      if (seconds !== -1 && seconds <= 0)
-        return toolError('BAD_TIMEOUT', 'timeout must be positive seconds or -1')
       const callId = `mcp-${randomUUID()}`
       try {
         const result = await askThroughRestarts(
@@ -96,9 +101,10 @@ export function createMcpServer(options: McpOptions): McpServer {
             structuredContent: { pending: true, callId: result.callId },
           }
         }
+        const who = await whoAnswered(client, result.callId)
         return {
-          content: [{ type: 'text', text: JSON.stringify({ answers: result.answers }) }],
-          structuredContent: { answers: result.answers, callId: result.callId },
+          content: [{ type: 'text', text: JSON.stringify({ answers: result.answers, ...who.text }) }],
+          structuredContent: { answers: result.answers, callId: result.callId, ...who.structured },
         }
       } catch (error) {
         return errorResult(error)
@@ -141,21 +147,35 @@ export function createMcpServer(options: McpOptions): McpServer {
           const settled = await callOutcome(client, callId)
           if (settled) return settled
         }
-        if (picked.length === 0) {
+        if (picked.length === 0 && callId !== undefined) {
           return {
             content: [
               {
                 type: 'text',
-                text: `No late answers yet${callId ? ` for callId ${callId}` : ''}. Still pending: this is not an answer. Try again later.`,
+                text: `No late answer yet for callId ${callId}: it is still pending. This is not an answer. Try again later.`,
               },
             ],
-            structuredContent: { replies: [] },
+            structuredContent: { replies: [], pending: [callId] },
           }
         }
-        const replies = picked.map((r) => ({ callId: r.payload.callId, answers: r.payload.answers }))
+        if (picked.length === 0) return await nothingQueued(client, agentId)
+        const replies = []
+        for (const r of picked) {
+          const who = await whoAnswered(client, r.payload.callId)
+          replies.push({ callId: r.payload.callId, answers: r.payload.answers, ...who })
+        }
         return {
-          content: [{ type: 'text', text: JSON.stringify({ replies }) }],
-          structuredContent: { replies },
+          content: [
+            {
+              type: 'text',
+              text: JSON.stringify({
+                replies: replies.map((r) => ({ callId: r.callId, answers: r.answers, ...r.text })),
+              }),
+            },
+          ],
+          structuredContent: {
+            replies: replies.map((r) => ({ callId: r.callId, answers: r.answers, ...r.structured })),
+          },
         }
       } catch (error) {
         return errorResult(error)
@@ -163,6 +183,57 @@ export function createMcpServer(options: McpOptions): McpServer {
     },
   )
   return server
+}
+
+/** The largest `timeout` in seconds: the service's timer limit. */
+export const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMEOUT_MS / 1000)
+
+interface Who {
+  /** For the text result: names, as `askbridge ask --json` prints them. */
+  text: { answeredBy?: string; approvedBy?: string[] }
+  /** For structuredContent: the platform, the user id and the name. */
+  structured: {
+    answeredBy?: { platform: string; userId: string; name?: string }
+    approvedBy?: string[]
+  }
+}
+
+/** Who answered a settled call (nothing when the bridge cannot say). */
+async function whoAnswered(client: BridgeClient, callId: string): Promise<Who> {
+  const view = await client.question(callId).catch(() => undefined)
+  const name = answererName(view)
+  const approvers = approverNames(view)
+  const approvedBy = approvers.length > 1 ? { approvedBy: approvers } : {}
+  return {
+    text: { ...(name === undefined ? {} : { answeredBy: name }), ...approvedBy },
+    structured: { ...(view?.answeredBy ? { answeredBy: view.answeredBy } : {}), ...approvedBy },
+  }
+}
+
+/** No callId and no late answer queued: say whether anything is still waiting, and what. */
+async function nothingQueued(client: BridgeClient, agentId: string): Promise<CallToolResult> {
+  const { active } = await client.questions(agentId)
+  const pending = active.map((q) => q.callId)
+  if (pending.length === 0) {
+    return {
+      content: [
+        {
+          type: 'text',
+          text: 'Nothing pending: no question you asked is waiting for an answer, and no late answer is queued.',
+        },
+      ],
+      structuredContent: { replies: [], pending: [] },
+    }
+  }
+  return {
+    content: [
+      {
+        type: 'text',
+        text: `No late answers yet. Still pending (${pending.length}): ${pending.join(', ')}. This is not an answer. Try again later.`,
+      },
+    ],
+    structuredContent: { replies: [], pending },
+  }
 }
 
 /** A tool result for a call with no queued reply that is not waiting either; undefined while it is. */
@@ -239,8 +310,10 @@ function errorResult(error: unknown): CallToolResult {
 export async function runMcp(env: Record<string, string | undefined> = process.env): Promise<void> {
   const e = clientEnv(env)
   const timeout = Number(nonEmpty(e.ASKBRIDGE_MCP_TIMEOUT) ?? 50)
-  if (!Number.isInteger(timeout) || (timeout <= 0 && timeout !== -1)) {
-    throw new Error(`ASKBRIDGE_MCP_TIMEOUT must be whole seconds or -1, got "${e.ASKBRIDGE_MCP_TIMEOUT}"`)
+  if (!Number.isInteger(timeout) || (timeout !== -1 && (timeout < 1 || timeout > MAX_TIMEOUT_SECONDS))) {
+    throw new Error(
+      `ASKBRIDGE_MCP_TIMEOUT must be whole seconds from 1 to ${MAX_TIMEOUT_SECONDS}, or -1, got "${e.ASKBRIDGE_MCP_TIMEOUT}"`,
+    )
   }
   const client = clientFromEnv(env)
   const server = createMcpServer({

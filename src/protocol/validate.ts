@@ -2,6 +2,9 @@ import { UserQuestionError } from './errors.js'
 import { answerSchema, describeZodError, questionsSchema } from './schemas.js'
 import type { AskUserQuestionAnswer, AskUserQuestionItem } from './types.js'
 
+/** The largest timeout a timer can hold (2^31 - 1 ms); every entry point checks against it. */
+export const MAX_TIMEOUT_MS = 2_147_483_647
+
 /** Shape checks the seam leaves unchecked: types, ids, labels. Throws BAD_QUESTION. */
 export function checkQuestions(questions: unknown): asserts questions is AskUserQuestionItem[] {
   const parsed = questionsSchema.safeParse(questions)

@@ -14,13 +14,12 @@ import type {
   TimedUserQuestionResult,
   UserQuestionProjectionView,
 } from '../protocol/types.js'
-import { checkAnswer, checkIntents, checkQuestions } from '../protocol/validate.js'
+import { checkAnswer, checkIntents, checkQuestions, MAX_TIMEOUT_MS } from '../protocol/validate.js'
 import type { CallRecord, Store } from '../store/types.js'
 import { AgentRegistry } from './agents.js'
 import { Waterfall } from './waterfall.js'
 
-/** The largest timeout a timer can hold (2^31 - 1 ms). */
-export const MAX_TIMEOUT_MS = 2_147_483_647
+export { MAX_TIMEOUT_MS }
 
 export interface QueuedReply {
   agentId: string

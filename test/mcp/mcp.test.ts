@@ -85,13 +85,18 @@ test('ask_user_question returns the answer a person gave in the inbox', async ()
   await act(b.url, card.callId, { type: 'submit' })
   const result = await calling
   expect(result.isError).toBeFalsy()
+  // The result says who answered: the name in the text, the platform and id in structuredContent.
   expect(JSON.parse(textOf(result))).toEqual({
     answers: [
       { id: 'cache', selected: ['SQLite'] },
       { id: 'regions', selected: ['eu'] },
     ],
+    answeredBy: 'Ana',
   })
-  expect(result.structuredContent).toMatchObject({ callId: card.callId })
+  expect(result.structuredContent).toMatchObject({
+    callId: card.callId,
+    answeredBy: { platform: 'web', name: 'Ana' },
+  })
 })
 
 test('a timeout gives a plain pending result; get_question_replies collects and admits the late answer', async () => {
@@ -108,17 +113,23 @@ test('a timeout gives a plain pending result; get_question_replies collects and 
   expect(text).toContain(callId)
 
   const none = await client.callTool({ name: 'get_question_replies', arguments: { callId } })
-  expect(textOf(none)).toContain('No late answers yet')
+  expect(textOf(none)).toBe(
+    `No late answer yet for callId ${callId}: it is still pending. This is not an answer. Try again later.`,
+  )
+  expect(none.structuredContent).toEqual({ replies: [], pending: [callId] })
 
   const collecting = client.callTool({ name: 'get_question_replies', arguments: { callId, wait: 20 } })
   await until(async () => {
     const cards = (await request(b.url, 'GET', '/inbox/api/cards')).body.cards ?? []
     return cards.find((c) => c.callId === callId && c.status === 'continued')
   }, 'continued card')
-  await act(b.url, callId, { type: 'other', questionId: 'name', text: 'Blue Heron' })
+  await act(b.url, callId, { type: 'other', questionId: 'name', text: 'Blue Heron' }, 'Grace')
   const replies = await collecting
   expect(JSON.parse(textOf(replies))).toEqual({
-    replies: [{ callId, answers: [{ id: 'name', selected: [], custom: 'Blue Heron' }] }],
+    replies: [{ callId, answers: [{ id: 'name', selected: [], custom: 'Blue Heron' }], answeredBy: 'Grace' }],
+  })
+  expect(replies.structuredContent).toMatchObject({
+    replies: [{ callId, answeredBy: { platform: 'web', name: 'Grace' } }],
   })
   // Admitted: the call is settled and the reply is gone.
   const projection = await request(b.url, 'GET', '/v1/questions?agentId=mcp')
@@ -167,8 +178,11 @@ test('tool input is validated: missing or mistyped fields and unknown keys are e
     timeout: 'soon',
   })
   expect([badTimeout.isError, /timeout/.test(textOf(badTimeout))]).toEqual([true, true])
-  const zero = await call('ask_user_question', { questions: [{ id: 'a', question: 'b' }], timeout: 0 })
-  expect(textOf(zero)).toMatch(/^BAD_TIMEOUT: /)
+  // The schema carries the real range: -1, or 1 to the timer limit in seconds.
+  for (const timeout of [0, -2, 2_147_484, 1.5]) {
+    const bad = await call('ask_user_question', { questions: [{ id: 'a', question: 'b' }], timeout })
+    expect([timeout, bad.isError, /timeout/.test(textOf(bad))]).toEqual([timeout, true, true])
+  }
   // camelCase instead of multi_select would silently ask a single-choice question.
   const camel = await call('ask_user_question', {
     questions: [
@@ -198,4 +212,51 @@ test('protocol errors come back as tool errors with their code', async () => {
   })
   expect(result.isError).toBe(true)
   expect(textOf(result)).toMatch(/^BAD_QUESTION: /)
+})
+
+test('the timeout schema carries the real bounds: -1, or 1 to 2147483 seconds', async () => {
+  const { tools } = await client.listTools()
+  const ask = tools.find((t) => t.name === 'ask_user_question')
+  const props = (ask?.inputSchema.properties ?? {}) as Record<string, { anyOf?: unknown[] }>
+  const timeout = props.timeout
+  expect(timeout?.anyOf).toEqual([
+    { type: 'number', const: -1 },
+    expect.objectContaining({ type: 'integer', minimum: 1, maximum: 2_147_483 }),
+  ])
+  expect(JSON.stringify(timeout)).not.toContain('9007199254740991')
+})
+
+test('get_question_replies with nothing queued says whether anything is pending', async () => {
+  // Its own agent id, so other tests' questions do not count.
+  const quiet = new Client({ name: 'askbridge-test-quiet', version: '1.0.0' })
+  await quiet.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ASKBRIDGE_URL: b.url, ASKBRIDGE_AGENT_ID: 'mcp-quiet' },
+      stderr: 'pipe',
+    }),
+  )
+  try {
+    const nothing = await quiet.callTool({ name: 'get_question_replies', arguments: {} })
+    expect(nothing.isError).toBeFalsy()
+    expect(textOf(nothing)).toBe(
+      'Nothing pending: no question you asked is waiting for an answer, and no late answer is queued.',
+    )
+    expect(nothing.structuredContent).toEqual({ replies: [], pending: [] })
+
+    const asked = await quiet.callTool({
+      name: 'ask_user_question',
+      arguments: { questions: [{ id: 'q', question: 'Anyone there?' }], timeout: 1 },
+    })
+    const callId = (asked.structuredContent as { callId: string }).callId
+    const waiting = await quiet.callTool({ name: 'get_question_replies', arguments: {} })
+    expect(textOf(waiting)).toBe(
+      `No late answers yet. Still pending (1): ${callId}. This is not an answer. Try again later.`,
+    )
+    expect(waiting.structuredContent).toEqual({ replies: [], pending: [callId] })
+  } finally {
+    await quiet.close()
+  }
 })
