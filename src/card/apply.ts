@@ -249,7 +249,7 @@ export function applyInteraction(card: CardState, interaction: Interaction): App
         const draft = state.drafts[q.id]
         if (field?.kind === 'multi' && isAnswered(draft) && draft) {
           const checked = checkFieldArray(field, draft.selected)
-          if (!checked.ok) return refuse('invalid', `${truncateName(q)}: ${checked.message}.`)
+          if (!checked.ok) return refuse('invalid', `${field.title ?? truncateName(q)}: ${checked.message}.`)
         }
       }
       const missing = state.questions.filter(
@@ -312,7 +312,8 @@ export function applyInteraction(card: CardState, interaction: Interaction): App
       const field = state.fields?.[q.id]
       if (field) {
         const checked = checkFieldText(field, text)
-        if (!checked.ok) return refuse('invalid', `${truncateName(q)} ${checked.message}; please try again.`)
+        if (!checked.ok)
+          return refuse('invalid', `${field.title ?? truncateName(q)} ${checked.message}; please try again.`)
       }
       if (q.multiSelect) {
         setDraft(q, { selected: draft && !draft.skipped ? draft.selected : [], custom: text })
@@ -324,8 +325,12 @@ export function applyInteraction(card: CardState, interaction: Interaction): App
     case 'skip': {
       if (state.questions.length === 1)
         return refuse('not-applicable', 'A single question cannot be skipped.')
-      if (state.fields?.[q.id]?.required)
-        return refuse('not-applicable', `${truncateName(q)} is required; it cannot be skipped.`)
+      const field = state.fields?.[q.id]
+      if (field?.required)
+        return refuse(
+          'not-applicable',
+          `${field.title ?? truncateName(q)} is required; it cannot be skipped.`,
+        )
       setDraft(q, { selected: [], skipped: true })
       return done()
     }

@@ -15,6 +15,8 @@ export interface FieldRule {
   schema: Record<string, unknown>
   /** A required property cannot be skipped. */
   required: boolean
+  /** The field's name for people (the property title), used in refusals. */
+  title?: string
   /** Option label -> value, for select fields whose labels are titles. */
   values?: Record<string, string>
   /** `decision` fields: the label that declines the whole form (the other questions may stay empty). */

@@ -210,6 +210,20 @@ export class BridgeClient {
     return this.call('GET', `/v1/audit${qs ? `?${qs}` : ''}`)
   }
 
+  /**
+   * A Claude Code hook payload for `POST /v1/hooks/claude-code`; resolves to the hook's JSON answer
+   * (`{}`: no decision). `timeoutMs` is the hook's own timeout; the bridge answers before it.
+   */
+  hook(
+    payload: unknown,
+    options: { timeoutMs: number; route?: string },
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const q = new URLSearchParams({ timeout: String(Math.ceil(options.timeoutMs / 1000)) })
+    if (options.route !== undefined) q.set('route', options.route)
+    return this.call('POST', `/v1/hooks/claude-code?${q}`, payload, signal)
+  }
+
   /** One request; protocol errors come back as UserQuestionError, the rest as BridgeError. */
   async call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' }

@@ -73,6 +73,14 @@ const COMMANDS: Record<string, Command> = {
       }
     },
   },
+  hook: {
+    summary: 'a Claude Code command hook: hook JSON on stdin, its answer on stdout',
+    usage: async () => (await import('./hook.js')).HOOK_USAGE,
+    run: async (argv, io) => {
+      const { runHook } = await import('./hook.js')
+      return runHook(argv, { env: io.env, stdout: io.stdout, stderr: io.stderr })
+    },
+  },
   audit: {
     summary: 'print the audit log as JSON lines (--call ID, --since TIME)',
     usage: () =>

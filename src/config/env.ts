@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { z } from 'zod'
+import { parseDuration } from '../routing/duration.js'
 import { isPostgresUrl, parsePostgresUrl } from '../store/pg-url.js'
 
 /** Hosts that never leave the machine; anything else needs ASKBRIDGE_API_TOKEN. */
@@ -88,6 +89,19 @@ export const envSchema = z.object({
   ASKBRIDGE_ROUTES: optionalText,
   ASKBRIDGE_URL: url('the bridge').transform((v) => v ?? 'http://127.0.0.1:8787'),
   ASKBRIDGE_MCP_TIMEOUT: seconds(50),
+  /** Hook requests that name no timeout answer "no decision" before this (milliseconds after parsing). */
+  ASKBRIDGE_HOOK_TIMEOUT: optionalText.transform((v, ctx) => {
+    if (v === undefined) return 55_000
+    const ms = /^\d+$/.test(v) ? Number(v) * 1000 : parseDuration(v)
+    if (ms === undefined || ms < 1000) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a duration such as 55s or 10m (or seconds), got "${v}"`,
+      })
+      return z.NEVER
+    }
+    return ms
+  }),
   ASKBRIDGE_AGENT_ID: optionalText.refine((v) => v === undefined || /^[A-Za-z0-9_.:-]{1,64}$/.test(v), {
     message: 'must be 1-64 characters of A-Z a-z 0-9 _ . : -',
   }),

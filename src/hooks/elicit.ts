@@ -203,6 +203,7 @@ export function elicitationForm(requestedSchema: unknown, message: string, sourc
       ...(options ? { options: options.map((label) => ({ label })) } : {}),
       ...(multi ? { multiSelect: true } : {}),
     })
+    rule.title = title
     fields[name] = rule
     const preset = defaultAnswer(rule, schema.default, options)
     if (preset) defaults[name] = preset

@@ -50,6 +50,14 @@ const routeSchema = z.strictObject({
       agentId: z.string().optional(),
       header: z.string().optional(),
       route: z.string().optional(),
+      /** A Claude Code hook's tool name: `Bash`, `Edit|Write`-style alternatives are not globs, use one route each; `mcp__github__*` globs. */
+      tool: z.string().min(1).optional(),
+      /** A regular expression searched in the hook's rendered tool input (the Bash command, the file path, the URL). */
+      toolInput: z
+        .string()
+        .min(1)
+        .refine((v) => compiles(v), { error: 'not a valid regular expression' })
+        .optional(),
     })
     .optional(),
   destinations: z.array(destinationSchema).min(1),
@@ -308,6 +316,18 @@ export function loadRoutes(path: string): RoutesFile {
   return validateRoutes(json, path)
 }
 
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Routes match at most this much of a tool input (a regex over megabytes is not worth its time). */
+const TOOL_INPUT_MATCH_CHARS = 100_000
+
 /** `*` matches any run of characters; everything else is literal. */
 export function globMatch(pattern: string, value: string): boolean {
   const re = new RegExp(
@@ -331,6 +351,11 @@ function routeMatches(route: RouteConfig, request: AnswererRequest): boolean {
   if (match.header !== undefined) {
     const pattern = match.header
     if (!request.questions.some((q) => q.header !== undefined && globMatch(pattern, q.header))) return false
+  }
+  if (match.tool !== undefined && !(request.tool && globMatch(match.tool, request.tool.name))) return false
+  if (match.toolInput !== undefined) {
+    if (!request.tool) return false
+    if (!new RegExp(match.toolInput).test(request.tool.input.slice(0, TOOL_INPUT_MATCH_CHARS))) return false
   }
   return true
 }

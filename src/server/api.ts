@@ -285,7 +285,7 @@ async function replies({ req, res, params, url }: RouteContext, deps: ApiDeps): 
   sendJson(res, 200, { replies: list })
 }
 
-function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+export function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const parsed = schema.safeParse(value)
   if (parsed.success) return parsed.data
   const problems = parsed.error.issues.map((i) => {

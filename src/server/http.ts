@@ -6,6 +6,7 @@ import type { UserQuestionService } from '../service/service.js'
 import type { Store } from '../store/types.js'
 import { addApiRoutes, sendJson } from './api.js'
 import { errorResponse, HttpError } from './errors.js'
+import { addHookRoutes } from './hooks.js'
 import { Metrics } from './metrics.js'
 import { Router } from './router.js'
 
@@ -35,6 +36,8 @@ export interface HttpServerOptions {
   metrics?: Metrics
   /** SSE heartbeat interval. @default 15000 */
   heartbeatMs?: number
+  /** Hook requests without `?timeout=` answer "no decision" before this (ASKBRIDGE_HOOK_TIMEOUT). @default 55000 */
+  hookTimeoutMs?: number
 }
 
 /** The running HTTP side of the bridge. */
@@ -94,17 +97,22 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
     const text = await metrics.render()
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(text)
   })
-  addApiRoutes(router, {
+  const apiDeps = {
     service: options.service,
     store: options.store,
     logger: log,
     metrics,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     closing: () => closing,
-    track: (res, end) => {
+    track: (res: ServerResponse, end: () => void) => {
       waiting.set(res, end)
       return () => waiting.delete(res)
     },
+  }
+  addApiRoutes(router, apiDeps)
+  addHookRoutes(router, {
+    ...apiDeps,
+    ...(options.hookTimeoutMs === undefined ? {} : { hookTimeoutMs: options.hookTimeoutMs }),
   })
   const webhooks = new Map((options.webhooks ?? []).map((w) => [`${w.method} ${w.path}`, w]))
   const token = options.apiToken

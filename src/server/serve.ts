@@ -144,6 +144,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       logger: log,
       metrics,
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+      hookTimeoutMs: config.ASKBRIDGE_HOOK_TIMEOUT,
     })
     await chat.start()
     const url = await http.listen(config.ASKBRIDGE_PORT, config.ASKBRIDGE_HOST)

@@ -270,7 +270,7 @@ describe('the card enforces the form', () => {
     c = ok(act(c, { type: 'toggle', questionId: 'tags', label: 'b' }))
     expect(act(c, { type: 'submit' })).toMatchObject({
       ok: false,
-      refusal: { message: 'Tags (optional): choose at most 1.' },
+      refusal: { message: 'Tags: choose at most 1.' },
     })
     c = ok(act(c, { type: 'toggle', questionId: 'tags', label: 'a' }))
     const done = act(c, { type: 'submit' })

@@ -1,0 +1,149 @@
+/**
+ * The one code path behind `POST /v1/hooks/claude-code`, `askbridge hook` (which posts there)
+ * and `POST /v1/elicit`: plan the question, ask it, wait at most the hook's budget, and map the
+ * outcome to the exact answer. Waiting never decides: when the time runs out the answer is "no
+ * decision" and the cards say the agent moved on.
+ */
+import { randomUUID } from 'node:crypto'
+import { displayName } from '../card/apply.js'
+import type { FormSpec } from '../card/fields.js'
+import type { CardState } from '../card/types.js'
+import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
+import type { AskUserQuestionItem, ToolCallInfo } from '../protocol/types.js'
+import type { UserQuestionService } from '../service/service.js'
+import { elicitResult, type HookOutcome, hookOutput, planHook } from './claude-code.js'
+import { elicitationForm } from './elicit.js'
+import type { ElicitRequest, ElicitResult, HookOutput } from './schemas.js'
+
+/** What the hook path needs. */
+export interface HookDeps {
+  service: UserQuestionService
+}
+
+export interface HookCallOptions {
+  /** The hook's own timeout (ms). The answer comes before it: see {@link waitBudget}. */
+  timeoutMs: number
+  /** The caller went away (Claude Code gave up, or answered in its own prompt). */
+  signal?: AbortSignal
+  /** An explicit route from the routes file. */
+  route?: string
+}
+
+/** How long to wait for people within a hook timeout: leave 10% (0.5 s to 5 s) to answer in. */
+export function waitBudget(timeoutMs: number): number {
+  return Math.max(1, timeoutMs - Math.min(5_000, Math.max(500, Math.round(timeoutMs * 0.1))))
+}
+
+/** Claude Code sessions ask as agent `claude-code:SESSION` (routes can match `claude-code:*`). */
+export function hookAgentId(sessionId: string): string {
+  const safe = sessionId.replace(/[^A-Za-z0-9_.:-]/g, '-').slice(0, 52)
+  return `claude-code:${safe || 'session'}`
+}
+
+const MOVED_ON = 'the agent moved on: Claude Code stopped waiting and asks in its own prompt'
+
+interface AskPlan {
+  questions: AskUserQuestionItem[]
+  agentId: string
+  callId: string
+  form?: FormSpec
+  tool?: ToolCallInfo
+  route?: string
+}
+
+/** Ask and wait for at most `budgetMs` (or until the signal aborts): the outcome, never a guess. */
+async function askWithin(
+  deps: HookDeps,
+  plan: AskPlan,
+  budgetMs: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<HookOutcome> {
+  const { service } = deps
+  const controller = new AbortController()
+  const stop = () => controller.abort(new UserQuestionError('ASK_TIMED_OUT', MOVED_ON))
+  const timer = budgetMs === undefined ? undefined : setTimeout(stop, budgetMs)
+  if (signal?.aborted) stop()
+  signal?.addEventListener('abort', stop, { once: true })
+  try {
+    const answer = await service.ask({
+      questions: plan.questions,
+      agent: service.agents.ensure(plan.agentId),
+      signal: controller.signal,
+      wait: { callId: plan.callId },
+      ...(plan.route === undefined ? {} : { route: plan.route }),
+      ...(plan.form ? { form: plan.form } : {}),
+      ...(plan.tool ? { tool: plan.tool } : {}),
+    })
+    const card = (await service.store.getCard<CardState>(plan.callId))?.state
+    return {
+      kind: 'answered',
+      answers: answer.answers,
+      ...(card?.answeredBy ? { by: displayName(card.answeredBy) } : {}),
+    }
+  } catch (error) {
+    const code = asUserQuestionError(error)?.code
+    if (code === 'ASK_CANCELLED') return { kind: 'cancelled' }
+    if (controller.signal.aborted && code === 'ASK_ABORTED') return { kind: 'no-decision' }
+    throw error
+  } finally {
+    if (timer) clearTimeout(timer)
+    signal?.removeEventListener('abort', stop)
+  }
+}
+
+/**
+ * Answer a Claude Code hook request. Throws HookError (unsupported event or schema, malformed
+ * body) before anything is posted, and UserQuestionErrors the service raises.
+ */
+export async function answerClaudeCodeHook(
+  deps: HookDeps,
+  payload: unknown,
+  options: HookCallOptions,
+): Promise<HookOutput> {
+  const plan = planHook(payload)
+  if (plan.kind === 'fyi') return hookOutput(plan, { kind: 'no-decision' })
+  const callId = `hook-${randomUUID()}`
+  const ask: AskPlan = {
+    agentId: hookAgentId(plan.sessionId),
+    callId,
+    ...(options.route === undefined ? {} : { route: options.route }),
+    ...(plan.kind === 'approval'
+      ? { questions: [plan.question], tool: plan.tool }
+      : { questions: plan.form.questions, form: { fields: plan.form.fields, defaults: plan.form.defaults } }),
+  }
+  if (plan.kind === 'approval') {
+    // The card shows a preview; the whole input is kept with the call.
+    await deps.service.store.audit({
+      callId,
+      kind: 'hook',
+      detail: { event: plan.event, tool_name: plan.tool.name, tool_input: plan.toolInput },
+    })
+  }
+  const outcome = await askWithin(deps, ask, waitBudget(options.timeoutMs), options.signal)
+  return hookOutput(plan, outcome)
+}
+
+/**
+ * Answer an MCP elicitation (`elicitation/create` params) with people: accept with typed
+ * content, decline, or cancel (cancelled, or `timeoutMs` passed without an answer).
+ */
+export async function answerElicitation(
+  deps: HookDeps,
+  request: ElicitRequest,
+  options: { signal?: AbortSignal } = {},
+): Promise<ElicitResult> {
+  const form = elicitationForm(request.requestedSchema, request.message)
+  const outcome = await askWithin(
+    deps,
+    {
+      questions: form.questions,
+      agentId: request.agentId ?? 'mcp',
+      callId: `elicit-${randomUUID()}`,
+      form: { fields: form.fields, defaults: form.defaults },
+      ...(request.route === undefined ? {} : { route: request.route }),
+    },
+    request.timeoutMs,
+    options.signal,
+  )
+  return elicitResult(form, outcome)
+}

@@ -1,0 +1,99 @@
+import { z } from 'zod'
+import { HookError } from '../hooks/errors.js'
+import { answerClaudeCodeHook, answerElicitation } from '../hooks/run.js'
+import { elicitRequestSchema } from '../hooks/schemas.js'
+import { parseDuration } from '../routing/duration.js'
+import { type ApiDeps, parseBody, sendJson } from './api.js'
+import { readJson } from './body.js'
+import { HttpError } from './errors.js'
+import type { Router } from './router.js'
+
+/** What the hook routes need beyond the API's own dependencies. */
+export interface HookRouteDeps extends ApiDeps {
+  /** The hook timeout when a request names none (ASKBRIDGE_HOOK_TIMEOUT). @default 55000 */
+  hookTimeoutMs?: number
+}
+
+const routeName = z.string().min(1).max(200)
+
+/** `?timeout=600` (seconds, as in Claude Code's hook settings) or `?timeout=10m`. */
+function timeoutOf(url: URL, fallback: number): number {
+  const text = url.searchParams.get('timeout')
+  if (text === null) return fallback
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : parseDuration(text)
+  if (ms === undefined || !Number.isSafeInteger(ms) || ms < 1000 || ms > 86_400_000) {
+    throw new HttpError(
+      400,
+      'BAD_REQUEST',
+      'timeout must be seconds (1 to 86400), or a duration such as 90s or 10m',
+    )
+  }
+  return ms
+}
+
+function routeOf(url: URL): string | undefined {
+  const text = url.searchParams.get('route')
+  if (text === null) return undefined
+  const parsed = routeName.safeParse(text)
+  if (!parsed.success) throw new HttpError(400, 'BAD_REQUEST', 'route must be 1-200 characters')
+  return parsed.data
+}
+
+/** A hook body askbridge cannot turn into a card: 400 naming what is unsupported. */
+function asHttp(error: unknown): unknown {
+  return error instanceof HookError ? new HttpError(400, error.code, error.message) : error
+}
+
+/**
+ * `POST /v1/hooks/claude-code` (a Claude Code `http` hook; `askbridge hook` posts here too) and
+ * `POST /v1/elicit` (an MCP elicitation answered by people).
+ */
+export function addHookRoutes(router: Router, deps: HookRouteDeps): void {
+  const fallback = deps.hookTimeoutMs ?? 55_000
+
+  router.add('POST', '/v1/hooks/claude-code', async ({ req, res, url }) => {
+    if (deps.closing()) return sendJson(res, 200, {}) // no decision: Claude Code asks in its prompt
+    const timeoutMs = timeoutOf(url, fallback)
+    const route = routeOf(url)
+    const body = await readJson(req)
+    const gone = new AbortController()
+    // Claude Code closed the request (its own timeout, or it was answered there): stop waiting.
+    res.on('close', () => gone.abort())
+    // Shutting down decides nothing either: answer "no decision" at once.
+    const untrack = deps.track(res, () => {
+      gone.abort()
+      sendJson(res, 200, {})
+    })
+    try {
+      const output = await answerClaudeCodeHook(deps, body, {
+        timeoutMs,
+        signal: gone.signal,
+        ...(route === undefined ? {} : { route }),
+      })
+      sendJson(res, 200, output)
+    } catch (error) {
+      throw asHttp(error)
+    } finally {
+      untrack()
+    }
+  })
+
+  router.add('POST', '/v1/elicit', async ({ req, res }) => {
+    if (deps.closing())
+      throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down; ask again shortly')
+    const request = parseBody(elicitRequestSchema, await readJson(req))
+    const gone = new AbortController()
+    res.on('close', () => gone.abort())
+    const untrack = deps.track(res, () => {
+      gone.abort()
+      sendJson(res, 200, { action: 'cancel' })
+    })
+    try {
+      sendJson(res, 200, await answerElicitation(deps, request, { signal: gone.signal }))
+    } catch (error) {
+      throw asHttp(error)
+    } finally {
+      untrack()
+    }
+  })
+}

@@ -1,0 +1,342 @@
+/**
+ * Recorded Claude Code hook payloads replayed end to end: through the HTTP hook
+ * (`POST /v1/hooks/claude-code`) and the command hook (`askbridge hook`, the built CLI), into a
+ * real bridge whose Slack adapter (real Bolt over Socket Mode) and Discord adapter (real
+ * discord.js) talk to the fake Slack and the fake Discord. People click what the fakes show;
+ * the hook's exact output JSON is checked.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type ComponentRef, encodeComponentId } from '../../src/card/codec.js'
+import type { CardState } from '../../src/card/types.js'
+import { RESPOND_ID } from '../../src/hooks/elicit.js'
+import { ensureBuilt } from '../cli/built.js'
+import { askbridge } from '../cli/run.js'
+import { waitResponded } from '../discord/rig.js'
+import { type FakeUser as DiscordUser, FakeDiscord } from '../fakes/discord/server.js'
+import { FakeSlack, type FakeUser as SlackUser } from '../fakes/slack/server.js'
+import { fixture } from '../helpers/claude-code.js'
+import { until } from '../helpers/service.js'
+import { startBridge, type TestBridge } from '../server/helpers.js'
+import { blocksText } from '../slack/rig.js'
+
+const grace: SlackUser = { id: 'U0GRACE', name: 'Grace' }
+const linus: DiscordUser = {
+  id: '210000000000000001',
+  username: 'linus',
+  global_name: 'Linus',
+  locale: 'en-US',
+}
+
+let slack: FakeSlack
+let discord: FakeDiscord
+let tb: TestBridge
+let cwd: string
+const seen = new Set<string>()
+
+beforeAll(async () => {
+  await ensureBuilt()
+  cwd = mkdtempSync(join(tmpdir(), 'askbridge-hooks-'))
+  slack = await FakeSlack.start({ pingIntervalMs: 1000 })
+  discord = await new FakeDiscord().start()
+  tb = await startBridge({
+    SLACK_BOT_TOKEN: slack.options.botToken,
+    SLACK_APP_TOKEN: slack.options.appToken,
+    SLACK_API_URL: slack.apiUrl,
+    SLACK_CHANNEL: 'C0HOOKS',
+    DISCORD_BOT_TOKEN: discord.token,
+    DISCORD_API_URL: discord.apiUrl,
+    DISCORD_CHANNEL_ID: discord.channelId,
+  })
+  await slack.waitForSocket()
+}, 60_000)
+
+afterAll(async () => {
+  await tb?.close()
+  await slack?.close()
+  await discord?.close()
+  rmSync(cwd, { recursive: true, force: true })
+})
+
+interface HookRun {
+  status: number
+  body: unknown
+}
+
+/** The HTTP hook, as Claude Code's `http` hook posts it. */
+async function httpHook(payload: unknown, query = 'timeout=60'): Promise<HookRun> {
+  const res = await fetch(`${tb.url}/v1/hooks/claude-code?${query}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+  })
+  return { status: res.status, body: await res.json() }
+}
+
+/** The command hook, as Claude Code runs it: JSON on stdin, JSON on stdout, an exit code. */
+async function commandHook(payload: unknown, args: string[] = ['--timeout', '60']) {
+  const run = await askbridge(['hook', ...args], {
+    cwd,
+    env: { ASKBRIDGE_URL: tb.url },
+    stdin: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  })
+  return {
+    code: run.code,
+    stderr: run.stderr,
+    body: run.stdout.trim() === '' ? undefined : JSON.parse(run.stdout),
+  }
+}
+
+/** The next new hook card, once it is posted in Slack and in Discord. */
+async function nextCard(): Promise<CardState> {
+  const card = await until(async () => {
+    const cards = await tb.bridge.store.listCards<CardState>()
+    return cards.map((c) => c.state).find((c) => !seen.has(c.callId) && c.agentId.startsWith('claude-code:'))
+  }, 'a new hook card')
+  seen.add(card.callId)
+  await until(async () => {
+    const platforms = (await tb.bridge.store.listPosts(card.callId)).map((p) => p.platform)
+    return platforms.includes('slack') && platforms.includes('discord')
+  }, 'the Slack and Discord copies')
+  return card
+}
+
+async function slackUse(callId: string, ref: Omit<ComponentRef, 'callId'>) {
+  return slack.use(grace, callId, encodeComponentId({ callId, ...ref }))
+}
+
+async function discordClick(callId: string, ref: Omit<ComponentRef, 'callId'>) {
+  const customId = encodeComponentId({ callId, ...ref })
+  const message = await until(() => discord.messageWith(customId), `Discord component ${customId}`)
+  const record = await discord.click(message.id, customId, linus)
+  await waitResponded(record)
+  return record
+}
+
+const allow = { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }
+
+describe('PermissionRequest', () => {
+  it('Approve in Slack (HTTP hook) and in Discord (command hook) give the same allow', async () => {
+    const viaHttp = httpHook(fixture('permission-request-bash'))
+    const a = await nextCard()
+    expect(blocksText(slack.messagesOf(a.callId)[0]?.blocks ?? [])).toContain('rm -rf node_modules')
+    await slackUse(a.callId, { verb: 'approve' })
+    expect(await viaHttp).toEqual({ status: 200, body: allow })
+
+    const viaCommand = commandHook(fixture('permission-request-bash'))
+    const b = await nextCard()
+    await discordClick(b.callId, { verb: 'approve' })
+    expect(await viaCommand).toEqual({ code: 0, stderr: '', body: allow })
+  })
+
+  it('Reject gives deny with a message naming who; Always gives allow plus the documented rule', async () => {
+    const rejected = commandHook(fixture('permission-request-bash'))
+    const r = await nextCard()
+    await slackUse(r.callId, { verb: 'reject' })
+    expect((await rejected).body).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: { behavior: 'deny', message: 'Rejected by Grace in askbridge.' },
+      },
+    })
+
+    const always = {
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: {
+          behavior: 'allow',
+          updatedPermissions: [
+            {
+              type: 'addRules',
+              rules: [{ toolName: 'Bash', ruleContent: 'rm -rf node_modules' }],
+              behavior: 'allow',
+              destination: 'localSettings',
+            },
+          ],
+        },
+      },
+    }
+    const viaHttp = httpHook(fixture('permission-request-bash'))
+    const h = await nextCard()
+    await discordClick(h.callId, { verb: 'always' })
+    expect((await viaHttp).body).toEqual(always)
+    const viaCommand = commandHook(fixture('permission-request-bash'))
+    const c = await nextCard()
+    await slackUse(c.callId, { verb: 'always' })
+    expect((await viaCommand).body).toEqual(always)
+  })
+
+  it('waiting never decides: near the hook timeout the answer is {} and the cards say the agent moved on', async () => {
+    const viaHttp = httpHook(fixture('permission-request-edit'), 'timeout=2')
+    const card = await nextCard()
+    expect(await viaHttp).toEqual({ status: 200, body: {} })
+    await until(
+      () => blocksText(slack.messagesOf(card.callId).at(-1)?.blocks ?? []).includes('the agent moved on'),
+      'the Slack card says the agent moved on',
+    )
+    const viaCommand = commandHook(fixture('permission-request-edit'), ['--timeout', '2'])
+    await nextCard()
+    expect(await viaCommand).toEqual({ code: 0, stderr: '', body: {} })
+  })
+
+  it('a tool input of any size is posted within every platform limit', async () => {
+    const huge = fixture('permission-request-bash')
+    huge.tool_input = { command: `echo ${'x'.repeat(400_000)}`, description: 'A very long command' }
+    const viaHttp = httpHook(huge, 'timeout=60')
+    const card = await nextCard()
+    const text = blocksText(slack.messagesOf(card.callId)[0]?.blocks ?? [])
+    expect(text).toContain('more characters not shown')
+    expect(discord.rejected).toEqual([])
+    await slackUse(card.callId, { verb: 'reject' })
+    expect((await viaHttp).status).toBe(200)
+    const events = (await tb.bridge.store.listAudit({ callId: card.callId })) as Array<{
+      kind: string
+      detail?: unknown
+    }>
+    const hook = events.find((e) => e.kind === 'hook')?.detail as
+      | { tool_input?: { command?: string } }
+      | undefined
+    expect(hook?.tool_input?.command?.length).toBe(400_005)
+  })
+})
+
+describe('PreToolUse', () => {
+  it('Approve and Reject answer permissionDecision with a reason, the same through both hooks', async () => {
+    const viaCommand = commandHook(fixture('pre-tool-use-bash'))
+    const a = await nextCard()
+    await discordClick(a.callId, { verb: 'reject' })
+    const deny = {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'Rejected by Linus in askbridge.',
+      },
+    }
+    expect((await viaCommand).body).toEqual(deny)
+    const viaHttp = httpHook(fixture('pre-tool-use-bash'))
+    const b = await nextCard()
+    await discordClick(b.callId, { verb: 'reject' })
+    expect((await viaHttp).body).toEqual(deny)
+  })
+})
+
+describe('Elicitation', () => {
+  it('accept: choices in Slack, an email typed in a form (an invalid one refused first), Submit', async () => {
+    const viaHttp = httpHook(fixture('elicitation-form'))
+    const card = await nextCard()
+    await slackUse(card.callId, { verb: 'choose', q: 0, o: 1 })
+    await slackUse(card.callId, { verb: 'other', q: 2 })
+    const view = await until(() => slack.openViewOf(grace.id), 'the form')
+    await slack.submitView(grace.id, view.id, { answer: { text: 'not-an-email' } })
+    // Refused privately, and nothing is kept: the person opens the form again.
+    await until(
+      () => slack.noticesFor(grace.id).includes('Contact email must be an email address; please try again.'),
+      `the private refusal (notices: ${JSON.stringify(slack.noticesFor(grace.id))})`,
+    )
+    expect((await tb.bridge.store.getCard<CardState>(card.callId))?.state.drafts.contact).toBeUndefined()
+    await slackUse(card.callId, { verb: 'other', q: 2 })
+    const again = await until(() => slack.openViewOf(grace.id), 'the form again')
+    await slack.submitView(grace.id, again.id, { answer: { text: 'ada@example.com' } })
+    await until(
+      async () => (await tb.bridge.store.getCard<CardState>(card.callId))?.state.drafts.contact,
+      'the email draft',
+    )
+    await slackUse(card.callId, { verb: 'submit' })
+    expect(await viaHttp).toEqual({
+      status: 200,
+      body: {
+        hookSpecificOutput: {
+          hookEventName: 'Elicitation',
+          action: 'accept',
+          content: { environment: 'prod', notify: true, contact: 'ada@example.com' },
+        },
+      },
+    })
+  })
+
+  it('decline through the command hook in Discord; cancel; no decision on timeout', async () => {
+    const declined = commandHook(fixture('elicitation-form'))
+    const d = await nextCard()
+    await discordClick(d.callId, { verb: 'choose', q: 3, o: 1 })
+    await discordClick(d.callId, { verb: 'submit' })
+    expect((await declined).body).toEqual({
+      hookSpecificOutput: { hookEventName: 'Elicitation', action: 'decline' },
+    })
+
+    const cancelled = httpHook(fixture('elicitation-form'))
+    const c = await nextCard()
+    const del = await fetch(`${tb.url}/v1/questions/${c.callId}`, { method: 'DELETE' })
+    expect(del.status).toBe(200)
+    expect((await cancelled).body).toEqual({
+      hookSpecificOutput: { hookEventName: 'Elicitation', action: 'cancel' },
+    })
+
+    const late = commandHook(fixture('elicitation-form'), ['--timeout', '2'])
+    await nextCard()
+    expect((await late).body).toEqual({})
+  })
+
+  it('POST /v1/elicit: an MCP elicitation answered by people', async () => {
+    const pending = fetch(`${tb.url}/v1/elicit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        message: 'How many replicas?',
+        requestedSchema: {
+          type: 'object',
+          properties: { replicas: { type: 'integer', minimum: 1, maximum: 9, default: 3 } },
+          required: ['replicas'],
+        },
+        agentId: 'claude-code:mcp-host',
+      }),
+    })
+    const card = await nextCard()
+    await slackUse(card.callId, { verb: 'submit' })
+    const res = await pending
+    expect(await res.json()).toEqual({ action: 'accept', content: { replicas: 3 } })
+  })
+})
+
+describe('bad hook requests', () => {
+  it('an unknown event or an unsupported schema: 400 naming it (exit 1 from the command hook), no card', async () => {
+    const before = (await tb.bridge.store.listCards()).length
+    const unknown = await httpHook({ session_id: 's', hook_event_name: 'SessionStart', source: 'startup' })
+    expect(unknown.status).toBe(400)
+    expect(unknown.body).toEqual({
+      error: {
+        name: 'HttpError',
+        code: 'UNSUPPORTED_HOOK',
+        message:
+          'hook_event_name "SessionStart" is not supported (askbridge handles PermissionRequest, PreToolUse, Elicitation, Notification, Stop)',
+      },
+    })
+    const nested = fixture('elicitation-form')
+    nested.requested_schema = { type: 'object', properties: { address: { type: 'object', properties: {} } } }
+    const schema = await httpHook(nested)
+    expect(schema.status).toBe(400)
+    expect((schema.body as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'UNSUPPORTED_SCHEMA',
+      message: 'requestedSchema properties.address: a nested object is not supported',
+    })
+    const command = await commandHook(nested)
+    expect(command.code).toBe(1)
+    expect(command.stderr).toContain(
+      'UNSUPPORTED_SCHEMA: requestedSchema properties.address: a nested object is not supported',
+    )
+    expect(command.body).toBeUndefined()
+    const notJson = await commandHook('{oops')
+    expect(notJson.code).toBe(1)
+    expect(notJson.stderr).toContain("stdin is not the hook's JSON")
+    expect((await tb.bridge.store.listCards()).length).toBe(before)
+  })
+
+  it('Notification and Stop post nothing by default and answer {}', async () => {
+    expect(await httpHook(fixture('notification'))).toEqual({ status: 200, body: {} })
+    expect((await commandHook(fixture('stop'))).body).toEqual({})
+  })
+})
+
+// Unused import guard for RESPOND_ID (the decline question is the last one: q 3).
+void RESPOND_ID
