@@ -66,18 +66,19 @@ export async function runHook(argv: string[], io: HookIo): Promise<number> {
     io.stderr(`askbridge hook: timeout "${timeoutText}" is not a duration (use 600, 90s, 10m)\n`)
     return 1
   }
-  let payload: unknown
-  try {
-    payload = JSON.parse((io.readStdin ?? (() => readFileSync(0, 'utf8')))())
-  } catch (error) {
-    io.stderr(`askbridge hook: stdin is not the hook's JSON: ${(error as Error).message}\n`)
-    return 1
-  }
+  // The bridge's address is checked before stdin is read: a bad ASKBRIDGE_URL never waits on input.
   let client: BridgeClient
   try {
     client = clientFromEnv(io.env, values.url === undefined ? {} : { url: values.url })
   } catch (error) {
     io.stderr(`askbridge hook: ${(error as Error).message}\n`)
+    return 1
+  }
+  let payload: unknown
+  try {
+    payload = JSON.parse((io.readStdin ?? (() => readFileSync(0, 'utf8')))())
+  } catch (error) {
+    io.stderr(`askbridge hook: stdin is not the hook's JSON: ${(error as Error).message}\n`)
     return 1
   }
   // The bridge answers before the timeout; this only guards against a bridge that went silent.
