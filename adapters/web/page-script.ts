@@ -200,6 +200,20 @@ function renderSettled(card) {
   return wrap;
 }
 
+/** The status badge: a rejected approval or a declined plan is red, not a green "answered". */
+function statusBadge(card) {
+  var a = card.status === 'answered' && card.result && card.result[0];
+  if (a) {
+    var parts = a.selected.slice();
+    if (a.custom !== undefined) parts.push(a.custom);
+    if (declined(card, parts)) {
+      var word = card.kind === 'plan-review' ? 'declined' : 'rejected';
+      return h('span', { className: 'badge status-declined', 'data-badge': word, text: word });
+    }
+  }
+  return h('span', { className: 'badge status-' + card.status, 'data-badge': card.status, text: card.status });
+}
+
 function statusText(card) {
   if (card.status === 'answered') return 'Answered' + (card.answeredBy ? ' by ' + card.answeredBy : '') + (card.answeredAt ? ' · ' + ago(card.answeredAt) : '');
   if (card.status === 'cancelled') return 'Cancelled' + (card.closedReason && card.closedReason !== 'cancelled' ? ': ' + card.closedReason : '');
@@ -212,7 +226,7 @@ function renderCard(card) {
   var el = h('article', { className: 'card' + (open ? '' : ' settled'), 'data-call-id': card.callId, 'data-status': card.status });
   var head = h('div', { className: 'card-head' },
     h('span', { className: 'badge ' + card.kind, text: card.kind === 'questions' ? (card.questions.length > 1 ? card.questions.length + ' questions' : 'question') : card.kind === 'approval' ? 'approval' : 'plan review' }),
-    h('span', { className: 'badge status-' + card.status, text: card.status }),
+    statusBadge(card),
     h('span', { text: 'from ' + card.agentId + ' · ' + ago(card.createdAt) }),
     h('span', { className: 'grow' }));
   var holding = card.holders.some(function (p) { return p.userId === myUserId(); });

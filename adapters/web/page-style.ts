@@ -16,13 +16,15 @@ export const INBOX_CSS = `
 }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); color: var(--text); }
-header.top { position: sticky; top: 0; z-index: 2; display: flex; gap: 16px; align-items: center; justify-content: space-between;
-  padding: 12px 24px; background: var(--panel); border-bottom: 1px solid var(--line); }
-.brand { font-weight: 700; font-size: 17px; letter-spacing: -.01em; display: flex; align-items: center; gap: 8px; }
+header.top { position: sticky; top: 0; z-index: 2; display: flex; gap: 8px 16px; align-items: center; justify-content: space-between;
+  padding: 12px clamp(12px, 4vw, 24px); background: var(--panel); border-bottom: 1px solid var(--line); }
+.brand { font-weight: 700; font-size: 17px; letter-spacing: -.01em; display: flex; align-items: center; gap: 8px; white-space: nowrap; }
 .brand .dot { width: 9px; height: 9px; border-radius: 50%; background: var(--muted); display: inline-block; }
 .brand .dot.live { background: var(--ok); }
-.me { display: flex; align-items: center; gap: 8px; color: var(--muted); font-size: 14px; }
-.me input { width: 180px; }
+.me { display: flex; align-items: center; gap: 8px; color: var(--muted); font-size: 14px; min-width: 0; white-space: nowrap; }
+.me input { width: 180px; min-width: 0; flex: 0 1 180px; }
+/* A phone (390 px): the name box shrinks instead of pushing the header wider than the screen. */
+@media (max-width: 480px) { .me .long { display: none; } .brand { font-size: 16px; } }
 main { max-width: 860px; margin: 0 auto; padding: 20px 16px 60px; }
 h2.section { font-size: 13px; text-transform: uppercase; letter-spacing: .06em; color: var(--muted); margin: 24px 4px 10px; }
 .empty { color: var(--muted); padding: 28px; text-align: center; border: 1px dashed var(--line); border-radius: var(--radius); background: var(--panel); }
@@ -37,6 +39,7 @@ h2.section { font-size: 13px; text-transform: uppercase; letter-spacing: .06em; 
 .badge.status-answered { background: var(--ok-soft); color: var(--ok); }
 .badge.status-cancelled, .badge.status-elsewhere { background: var(--code); color: var(--muted); }
 .badge.status-continued { background: var(--warn-soft); color: var(--warn); }
+.badge.status-declined { background: var(--bad-soft); color: var(--bad); }
 .countdown { font-variant-numeric: tabular-nums; font-weight: 600; color: var(--warn); }
 .card-body { padding: 14px 16px 16px; }
 .q { padding: 10px 0 12px; }

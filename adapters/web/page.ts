@@ -17,7 +17,7 @@ export function inboxPage(): string {
 <body>
 <header class="top">
   <div class="brand"><span id="live" class="dot" title="connecting"></span> askbridge inbox</div>
-  <label class="me">Answering as <input id="me" type="text" placeholder="your name" autocomplete="name" maxlength="80"></label>
+  <label class="me"><span class="long">Answering as</span> <input id="me" type="text" placeholder="your name" aria-label="Answering as (your name)" autocomplete="name" maxlength="80"></label>
 </header>
 <main id="cards"></main>
 <script>${INBOX_JS}</script>

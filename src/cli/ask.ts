@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionAnswerItem } from '../protocol/types.js'
 import { type ArgIo, ASK_USAGE, type AskCommand, parseAskArgs, UsageError } from './ask-args.js'
-import { answererName, approverNames, askThroughRestarts, type BridgeClient, BridgeError } from './client.js'
+import {
+  answererName,
+  approverNames,
+  askThroughRestarts,
+  type BridgeClient,
+  BridgeError,
+  type QuestionView,
+} from './client.js'
 import { formatDuration } from './duration.js'
 import { clientFromEnv } from './env.js'
 
@@ -19,6 +26,8 @@ export interface AskIo {
   args?: ArgIo
   /** Aborts the wait (Ctrl-C); the question stays answerable. */
   signal?: AbortSignal
+  /** How often the countdown asks the bridge who holds the wait. @default 3000 */
+  statusEveryMs?: number
 }
 
 /** Run `askbridge ask`; resolves to the exit code. */
@@ -47,7 +56,9 @@ export async function runAsk(argv: string[], io: AskIo): Promise<number> {
   }
   // Generated here, not by the server, so an interrupted run can say how to re-attach.
   const callId = cmd.callId ?? `cli-${randomUUID()}`
-  const stopCountdown = io.tty ? countdown(io, cmd.timeoutMs) : () => {}
+  const stopCountdown = io.tty
+    ? countdown(io, cmd.timeoutMs, () => client.question(callId).then(holdersOf), io.statusEveryMs ?? 3000)
+    : () => {}
   try {
     const result = await askThroughRestarts(
       client,
@@ -148,20 +159,47 @@ export function formatAnswers(answers: AskUserQuestionAnswerItem[]): string {
   return answers.map((a) => `${a.id}: ${shown(a)}\n`).join('')
 }
 
-function countdown(io: AskIo, timeoutMs: number | undefined): () => void {
+/** Who holds the wait ("Take my time", an open form), as the card names them. */
+function holdersOf(view: QuestionView): string[] {
+  const card = view.card as { holders?: Array<{ name?: string; userId: string }> } | undefined
+  return (card?.holders ?? []).map((p) => p.name ?? p.userId)
+}
+
+/**
+ * The live line on stderr: time left, or while someone holds the wait, who (the bridge does not
+ * let the wait end while they answer; when they let go, the original deadline applies again).
+ */
+function countdown(
+  io: AskIo,
+  timeoutMs: number | undefined,
+  holders: () => Promise<string[]>,
+  everyMs: number,
+): () => void {
   const started = Date.now()
+  let held: string[] = []
   const draw = () => {
     const elapsed = Date.now() - started
-    const text =
-      timeoutMs === undefined
-        ? `waiting for an answer… ${formatDuration(elapsed)}`
-        : `waiting for an answer… ${formatDuration(timeoutMs - elapsed)} left`
+    let text: string
+    if (held.length > 0) text = `waiting for an answer… held by ${held.join(' and ')} while they answer`
+    else if (timeoutMs === undefined) text = `waiting for an answer… ${formatDuration(elapsed)}`
+    else text = `waiting for an answer… ${formatDuration(timeoutMs - elapsed)} left`
     io.stderr(`\r\x1b[2K${text}`)
+  }
+  const poll = () => {
+    holders().then(
+      (names) => {
+        held = names
+        draw()
+      },
+      () => {}, // not posted yet, or the bridge is restarting: keep the last line
+    )
   }
   draw()
   const timer = setInterval(draw, 1000)
+  const status = setInterval(poll, everyMs)
   return () => {
     clearInterval(timer)
+    clearInterval(status)
     io.stderr('\r\x1b[2K')
   }
 }

@@ -150,6 +150,8 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
               kind: c.kind,
               quorum: c.quorum,
               approvals: c.approvals,
+              // Who holds a timed wait right now ("Take my time", an open form).
+              holders: c.holders,
               ...(c.answeredAt === undefined ? {} : { answeredAt: c.answeredAt }),
               ...(c.closedReason ? { closedReason: c.closedReason } : {}),
               ...(c.route ? { route: c.route } : {}),

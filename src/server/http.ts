@@ -9,6 +9,7 @@ import { errorResponse, HttpError } from './errors.js'
 import { addHookRoutes } from './hooks.js'
 import { Metrics } from './metrics.js'
 import { Router } from './router.js'
+import { sendTokenPage } from './token-page.js'
 
 /** Something else that answers HTTP on the bridge's port (the web inbox). */
 export interface HttpMount {
@@ -56,6 +57,8 @@ export interface BridgeHttpServer {
 
 const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])(:\d+)?$/i
 const INBOX_PATH = /^\/(inbox(\/.*)?)?$/
+/** The inbox page itself (not its API). */
+const INBOX_PAGE = /^\/(inbox\/?)?$/
 const COOKIE = 'askbridge_token'
 
 /** The bridge's HTTP server on node:http: the `/v1` API, health, metrics, the inbox and webhooks. */
@@ -157,7 +160,10 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       }
     } else if (inbox && method === 'GET' && url.searchParams.has('token')) {
       // The inbox link carries the token once; a cookie keeps it, and it leaves the address bar.
-      if (!same(url.searchParams.get('token') ?? '', token)) throw unauthorized()
+      if (!same(url.searchParams.get('token') ?? '', token)) {
+        if (INBOX_PAGE.test(url.pathname)) return sendTokenPage(res, true)
+        throw unauthorized()
+      }
       res.writeHead(302, {
         location: '/inbox',
         'set-cookie': `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`,
@@ -166,6 +172,8 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       res.end()
       return
     } else if (!authorized(req, token, inbox)) {
+      // A person opening the inbox gets a page that says how to get in; scripts get the JSON error.
+      if (method === 'GET' && INBOX_PAGE.test(url.pathname)) return sendTokenPage(res, false)
       throw unauthorized()
     }
     for (const mount of options.mounts ?? []) {

@@ -1,12 +1,12 @@
-import { mkdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { request, startBridge, type TestBridge, until } from '../server/helpers.js'
 
-// Screenshots for a human to look at; outside the repository.
-const SHOTS = join(tmpdir(), 'askbridge-inbox-screenshots')
+// Screenshots kept as test artifacts for a human to look at (test-results/ is gitignored).
+const SHOTS = fileURLToPath(new URL('../../test-results/', import.meta.url))
 
 let b: TestBridge
 let browser: Browser
@@ -184,6 +184,9 @@ test('an approval answered in the page reaches the waiting ask; a plan review an
   // Settled: an approval shows green, a declined plan red.
   await until(async () => (await card('plan-1').getAttribute('data-status')) === 'answered')
   expect(await card('plan-1').locator('.result .answer.declined').count()).toBe(1)
+  expect(await card('plan-1').locator('.badge.status-declined').textContent()).toBe('declined')
+  expect(await card('deploy-1').locator('.badge.status-declined').count()).toBe(0)
+  expect(await card('deploy-1').locator('.badge.status-answered').textContent()).toBe('answered')
   expect(await card('deploy-1').locator('.result .answer').count()).toBe(1)
   expect(await card('deploy-1').locator('.result .answer.declined').count()).toBe(0)
 
@@ -216,6 +219,97 @@ test('a refusal is shown on the card; a card answered elsewhere updates live', a
   expect((await asking).status).toBe(410)
   await until(async () => (await c.getAttribute('data-status')) === 'cancelled', 'cancelled live')
   await page.screenshot({ path: join(SHOTS, 'inbox-settled.png'), fullPage: true })
+})
+
+test('on a 390 px phone the header fits the screen and nothing scrolls sideways', async () => {
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 })
+  try {
+    const asking = request(b.url, 'POST', '/v1/ask', {
+      callId: 'phone-1',
+      agentId: 'release-train-coordinator',
+      questions: [
+        {
+          id: 'ship',
+          header: 'Release',
+          question: 'Ship 2.4.0 to every region tonight?',
+          options: [{ label: 'Ship it' }, { label: 'Wait for Monday', description: 'after the freeze' }],
+        },
+      ],
+    })
+    await phone.goto(`${b.url}/inbox`)
+    await phone.fill('#me', 'Ada Lovelace')
+    await phone.locator('article[data-call-id="phone-1"]').waitFor()
+    const overflow = await phone.evaluate(() => {
+      const width = document.documentElement.clientWidth
+      const header = document.querySelector('header.top') as HTMLElement
+      const outside = Array.from(header.querySelectorAll('*'))
+        .map((el) => ({
+          el: el.tagName.toLowerCase() + (el.id ? `#${el.id}` : ''),
+          r: el.getBoundingClientRect(),
+        }))
+        .filter(({ r }) => r.right > width + 0.5 || r.left < -0.5)
+        .map(({ el }) => el)
+      return {
+        width,
+        headerScroll: header.scrollWidth - header.clientWidth,
+        pageScroll: document.documentElement.scrollWidth - width,
+        headerHeight: header.getBoundingClientRect().height,
+        outside,
+      }
+    })
+    expect(overflow.width).toBe(390)
+    expect(overflow.outside).toEqual([])
+    expect(overflow.headerScroll).toBe(0)
+    expect(overflow.pageScroll).toBe(0)
+    // One row: the header does not eat the small screen.
+    expect(overflow.headerHeight).toBeLessThan(80)
+    await phone.screenshot({ path: join(SHOTS, 'inbox-390.png'), fullPage: true })
+    await phone.locator('article[data-call-id="phone-1"] button[data-option="Ship it"]').click()
+    expect((await asking).body.answers).toEqual([{ id: 'ship', selected: ['Ship it'] }])
+  } finally {
+    await phone.close()
+  }
+})
+
+test('a rejected approval has a red "rejected" badge, not a green "answered"', async () => {
+  const asking = request(b.url, 'POST', '/v1/ask', {
+    callId: 'reject-1',
+    questions: [
+      {
+        id: 'drop',
+        question: 'Drop the staging database?',
+        detail: "It holds last week's test data only.",
+        options: [{ label: 'Approve' }, { label: 'Reject' }],
+        intent: { kind: 'approval', approve: 'Approve', reject: 'Reject' },
+      },
+    ],
+  })
+  await card('reject-1').waitFor()
+  await card('reject-1').locator('button[data-act="reject"]').click()
+  expect((await asking).body.answers).toEqual([{ id: 'drop', selected: ['Reject'] }])
+  await until(async () => (await card('reject-1').getAttribute('data-status')) === 'answered')
+  const badge = card('reject-1').locator('[data-badge]')
+  expect(await badge.textContent()).toBe('rejected')
+  // The same red as the declined answer chip; not the green of an approval.
+  const colour = (selector: string) =>
+    card('reject-1')
+      .locator(selector)
+      .evaluate((el) => getComputedStyle(el).color)
+  expect(await colour('[data-badge]')).toBe(await colour('.result .answer.declined'))
+  expect(await colour('[data-badge]')).not.toBe(
+    await card('deploy-1')
+      .locator('.badge.status-answered')
+      .evaluate((el) => getComputedStyle(el).color),
+  )
+  expect(await card('reject-1').locator('.badge.status-answered').count()).toBe(0)
+  expect(await card('reject-1').locator('.result .answer.declined').count()).toBe(1)
+})
+
+test('the inbox screenshot is kept as a test artifact', async () => {
+  await page.reload()
+  await page.locator('article').first().waitFor()
+  await page.screenshot({ path: join(SHOTS, 'inbox.png'), fullPage: true })
+  expect(existsSync(join(SHOTS, 'inbox.png'))).toBe(true)
 })
 
 mkdirSync(SHOTS, { recursive: true })

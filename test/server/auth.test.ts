@@ -35,8 +35,21 @@ describe('with ASKBRIDGE_API_TOKEN', () => {
   })
 
   test('the inbox: 401 without the token, ?token= once sets a cookie, then the page works', async () => {
-    expect((await request(b.url, 'GET', '/inbox')).status).toBe(401)
-    expect((await request(b.url, 'GET', '/inbox?token=wrong-token-x')).status).toBe(401)
+    // A person gets a short page that says how to get in, not the API's JSON.
+    const bare = await request(b.url, 'GET', '/inbox')
+    expect(bare.status).toBe(401)
+    expect(bare.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(bare.text).toContain('/inbox?token=')
+    expect(bare.text).toContain('ASKBRIDGE_API_TOKEN')
+    expect(bare.text).not.toContain(TOKEN)
+    const wrong = await request(b.url, 'GET', '/inbox?token=wrong-token-x')
+    expect(wrong.status).toBe(401)
+    expect(wrong.text).toContain('does not accept')
+    expect(wrong.text).not.toContain('wrong-token-x')
+    // The inbox's API still answers scripts in JSON.
+    const api = await request(b.url, 'GET', '/inbox/api/cards')
+    expect(api.status).toBe(401)
+    expect(api.body.error).toMatchObject({ code: 'UNAUTHORIZED' })
     const login = await fetch(`${b.url}/inbox?token=${TOKEN}`, { redirect: 'manual' })
     expect(login.status).toBe(302)
     expect(login.headers.get('location')).toBe('/inbox')
