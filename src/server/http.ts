@@ -59,6 +59,11 @@ const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])(:\d+)
 const INBOX_PATH = /^\/(inbox(\/.*)?)?$/
 /** The inbox page itself (not its API). */
 const INBOX_PAGE = /^\/(inbox\/?)?$/
+
+/** A browser opening the inbox page (it asks for HTML), not a script calling it. */
+function wantsPage(req: IncomingMessage, url: URL): boolean {
+  return INBOX_PAGE.test(url.pathname) && /\btext\/html\b/.test(req.headers.accept ?? '')
+}
 const COOKIE = 'askbridge_token'
 
 /** The bridge's HTTP server on node:http: the `/v1` API, health, metrics, the inbox and webhooks. */
@@ -161,7 +166,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
     } else if (inbox && method === 'GET' && url.searchParams.has('token')) {
       // The inbox link carries the token once; a cookie keeps it, and it leaves the address bar.
       if (!same(url.searchParams.get('token') ?? '', token)) {
-        if (INBOX_PAGE.test(url.pathname)) return sendTokenPage(res, true)
+        if (wantsPage(req, url)) return sendTokenPage(res, true)
         throw unauthorized()
       }
       res.writeHead(302, {
@@ -173,7 +178,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       return
     } else if (!authorized(req, token, inbox)) {
       // A person opening the inbox gets a page that says how to get in; scripts get the JSON error.
-      if (method === 'GET' && INBOX_PAGE.test(url.pathname)) return sendTokenPage(res, false)
+      if (method === 'GET' && wantsPage(req, url)) return sendTokenPage(res, false)
       throw unauthorized()
     }
     for (const mount of options.mounts ?? []) {

@@ -36,17 +36,19 @@ describe('with ASKBRIDGE_API_TOKEN', () => {
 
   test('the inbox: 401 without the token, ?token= once sets a cookie, then the page works', async () => {
     // A person gets a short page that says how to get in, not the API's JSON.
-    const bare = await request(b.url, 'GET', '/inbox')
+    const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }
+    const bare = await request(b.url, 'GET', '/inbox', undefined, html)
     expect(bare.status).toBe(401)
     expect(bare.headers.get('content-type')).toMatch(/^text\/html/)
     expect(bare.text).toContain('/inbox?token=')
     expect(bare.text).toContain('ASKBRIDGE_API_TOKEN')
     expect(bare.text).not.toContain(TOKEN)
-    const wrong = await request(b.url, 'GET', '/inbox?token=wrong-token-x')
+    const wrong = await request(b.url, 'GET', '/inbox?token=wrong-token-x', undefined, html)
     expect(wrong.status).toBe(401)
     expect(wrong.text).toContain('does not accept')
     expect(wrong.text).not.toContain('wrong-token-x')
-    // The inbox's API still answers scripts in JSON.
+    // Scripts (no HTML in Accept) and the inbox's API still get the JSON error.
+    expect((await request(b.url, 'GET', '/inbox')).body.error).toMatchObject({ code: 'UNAUTHORIZED' })
     const api = await request(b.url, 'GET', '/inbox/api/cards')
     expect(api.status).toBe(401)
     expect(api.body.error).toMatchObject({ code: 'UNAUTHORIZED' })
