@@ -93,12 +93,7 @@ export const hookInputSchema = z.discriminatedUnion('hook_event_name', [
   notificationSchema,
   stopSchema,
 ])
-export type HookInput = z.infer<typeof hookInputSchema>
-export type PermissionRequestInput = z.infer<typeof permissionRequestSchema>
-export type PreToolUseInput = z.infer<typeof preToolUseSchema>
-export type ElicitationHookInput = z.infer<typeof elicitationHookSchema>
 export const HOOK_EVENTS = ['PermissionRequest', 'PreToolUse', 'Elicitation', 'Notification', 'Stop'] as const
-export type HookEvent = (typeof HOOK_EVENTS)[number]
 
 // The MCP elicitation request (`elicitation/create` params, form mode): message and
 // requestedSchema. The schema's own restrictions are checked by `elicitationQuestions`.
