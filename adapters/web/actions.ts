@@ -21,8 +21,20 @@ export const cardActionSchema = z.discriminatedUnion('type', [
   }),
   z.strictObject({ type: z.literal('skip'), questionId: qid }),
   z.strictObject({ type: z.literal('submit') }),
-  z.strictObject({ type: z.literal('approve') }),
-  z.strictObject({ type: z.literal('reject') }),
+  z.strictObject({
+    type: z.literal('approve'),
+    reason: z
+      .string()
+      .max(LIMITS.customLength * 2)
+      .optional(),
+  }),
+  z.strictObject({
+    type: z.literal('reject'),
+    reason: z
+      .string()
+      .max(LIMITS.customLength * 2)
+      .optional(),
+  }),
   z.strictObject({ type: z.literal('always') }),
   z.strictObject({
     type: z.literal('decline'),

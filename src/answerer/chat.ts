@@ -489,7 +489,8 @@ export class ChatAnswerer {
       callId: card.callId,
       kind: 'completed',
       ...(card.answeredBy ? { actor: card.answeredBy, platform: card.answeredBy.platform } : {}),
-      detail: card.result,
+      // A reason typed with Approve or Reject is askbridge's own note beside the answer.
+      detail: card.reason && card.result ? { ...card.result, reason: card.reason } : card.result,
     })
     const answer = card.result
     if (!answer) return

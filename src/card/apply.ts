@@ -165,11 +165,18 @@ export function applyInteraction(card: CardState, interaction: Interaction): App
 
   if (state.kind === 'approval' && single?.intent?.kind === 'approval') {
     const intent = single.intent
-    const pick = (label: string): ApplyResult => {
-      if (label === intent.reject) {
+    const pick = (label: string, typed?: string): ApplyResult => {
+      const reason = typed?.trim() ?? ''
+      if (reason.length > LIMITS.customLength) {
+        return refuse('too-long', `A reason is limited to ${LIMITS.customLength} characters.`)
+      }
+      // askbridge's own note beside the answer; the answer itself stays the option label.
+      const decide = () => {
         setDraft(single, { selected: [label] })
+        if (reason) state.reason = reason
         return complete()
       }
+      if (label === intent.reject) return decide()
       if (state.approvals.some((p) => samePerson(p, actor))) {
         return refuse('already-approved', 'You have already approved this; it needs another approver.')
       }
@@ -177,14 +184,13 @@ export function applyInteraction(card: CardState, interaction: Interaction): App
       if (state.approvals.length < state.quorum) {
         return done(`Approval recorded: ${state.approvals.length} of ${state.quorum}.`)
       }
-      setDraft(single, { selected: [label] })
-      return complete()
+      return decide()
     }
     switch (action.type) {
       case 'approve':
-        return pick(intent.approve)
+        return pick(intent.approve, action.reason)
       case 'reject':
-        return pick(intent.reject)
+        return pick(intent.reject, action.reason)
       case 'always':
         if (intent.always === undefined)
           return refuse('not-applicable', 'This approval offers no "always" option.')

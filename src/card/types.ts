@@ -67,6 +67,11 @@ export interface CardState {
   result?: AskUserQuestionAnswer
   answeredBy?: Person
   answeredAt?: number
+  /**
+   * The reason the deciding person typed with Approve or Reject. askbridge's own field: the
+   * protocol answer stays exactly the option label.
+   */
+  reason?: string
   /** Why the card closed without an answer (for display). */
   closedReason?: string
   /** Recently applied interaction ids, for idempotency of retries and double clicks. */
@@ -146,8 +151,9 @@ export type CardAction =
   | { type: 'other'; questionId: string; text: string }
   | { type: 'skip'; questionId: string }
   | { type: 'submit' }
-  | { type: 'approve' }
-  | { type: 'reject' }
+  /** Approvals: `reason` is askbridge's own note beside the answer (the answer stays the option label). */
+  | { type: 'approve'; reason?: string }
+  | { type: 'reject'; reason?: string }
   | { type: 'always' }
   /** Plan review: decline, optionally with feedback (the feedback becomes `custom`). */
   | { type: 'decline'; feedback?: string }

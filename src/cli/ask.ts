@@ -102,6 +102,7 @@ export async function runAsk(argv: string[], io: AskIo): Promise<number> {
           callId: result.callId,
           ...(by ? { answeredBy: by } : {}),
           ...(approvers.length > 1 ? { approvedBy: approvers } : {}),
+          ...(typeof view?.reason === 'string' ? { reason: view.reason } : {}),
         })}\n`,
       )
     } else {
@@ -110,7 +111,8 @@ export async function runAsk(argv: string[], io: AskIo): Promise<number> {
     if (cmd.kind !== 'questions') {
       const verdict =
         code === EXIT.answered ? 'approved' : cmd.kind === 'plan-review' ? 'declined' : 'rejected'
-      io.stderr(`askbridge: ${verdict}${by ? ` by ${by}` : ''}\n`)
+      const reason = typeof view?.reason === 'string' ? `: ${view.reason}` : ''
+      io.stderr(`askbridge: ${verdict}${by ? ` by ${by}` : ''}${reason}\n`)
     } else if (by) {
       io.stderr(`askbridge: answered by ${by}\n`)
     }

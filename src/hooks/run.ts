@@ -79,6 +79,7 @@ async function askWithin(
       kind: 'answered',
       answers: answer.answers,
       ...(card?.answeredBy ? { by: displayName(card.answeredBy) } : {}),
+      ...(card?.reason ? { reason: card.reason } : {}),
     }
   } catch (error) {
     const code = asUserQuestionError(error)?.code

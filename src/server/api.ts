@@ -143,6 +143,8 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
       ...(call?.dropCode === undefined ? {} : { dropCode: call.dropCode }),
       ...(call?.queuedReply ? { queuedReply: call.queuedReply } : {}),
       ...(c?.answeredBy ? { answeredBy: c.answeredBy } : {}),
+      // askbridge's own field: the reason typed with Approve or Reject (the answer stays the label).
+      ...(c?.reason ? { reason: c.reason } : {}),
       ...(c
         ? {
             card: {

@@ -340,3 +340,84 @@ describe('bad hook requests', () => {
 
 // Unused import guard for RESPOND_ID (the decline question is the last one: q 3).
 void RESPOND_ID
+
+describe('reasons on approvals', () => {
+  /** A person uses the web inbox's action endpoint, as the inbox page does. */
+  async function inbox(callId: string, action: Record<string, unknown>, name = 'Ada') {
+    const res = await fetch(`${tb.url}/inbox/api/cards/${callId}/actions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action, person: { name } }),
+    })
+    expect(res.status).toBe(200)
+  }
+
+  it('a reason typed with Reject is the deny message; the answer stays the label; the API and audit carry it', async () => {
+    const viaCommand = commandHook(fixture('permission-request-bash'))
+    const card = await nextCard()
+    await inbox(card.callId, { type: 'reject', reason: '  not on a Friday  ' })
+    expect((await viaCommand).body).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: { behavior: 'deny', message: 'not on a Friday' },
+      },
+    })
+    const view = (await (await fetch(`${tb.url}/v1/questions/${card.callId}`)).json()) as Record<
+      string,
+      unknown
+    >
+    expect(view.answers).toEqual([{ id: 'permission', selected: ['Reject'] }])
+    expect(view.reason).toBe('not on a Friday')
+    const events = await tb.bridge.store.listAudit({ callId: card.callId })
+    expect(events.find((e) => e.kind === 'completed')?.detail).toEqual({
+      answers: [{ id: 'permission', selected: ['Reject'] }],
+      reason: 'not on a Friday',
+    })
+  })
+
+  it('a reason typed with Approve goes to PreToolUse as permissionDecisionReason', async () => {
+    const viaHttp = httpHook(fixture('pre-tool-use-bash'))
+    const card = await nextCard()
+    await inbox(card.callId, { type: 'approve', reason: 'release window is open' })
+    expect((await viaHttp).body).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'allow',
+        permissionDecisionReason: 'release window is open',
+      },
+    })
+  })
+
+  it('askbridge ask --json prints the reason beside the answer, and the exit code stays 4', async () => {
+    const asked = askbridge(
+      [
+        'ask',
+        '--approval',
+        '--question',
+        'Deploy 4f2c1?',
+        '--detail',
+        'prod',
+        '--json',
+        '--agent',
+        'deploy-bot',
+      ],
+      {
+        cwd,
+        env: { ASKBRIDGE_URL: tb.url },
+      },
+    )
+    const card = await until(async () => {
+      const cards = await tb.bridge.store.listCards<CardState>()
+      return cards.map((c) => c.state).find((c) => c.agentId === 'deploy-bot' && c.status === 'open')
+    }, 'the deploy card')
+    await inbox(card.callId, { type: 'reject', reason: 'tests are red' }, 'Grace')
+    const run = await asked
+    expect(run.code).toBe(4)
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      answers: [{ id: expect.any(String), selected: ['Reject'] }],
+      answeredBy: 'Grace',
+      reason: 'tests are red',
+    })
+    expect(run.stderr).toContain('askbridge: rejected by Grace: tests are red')
+  })
+})
