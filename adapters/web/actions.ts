@@ -58,6 +58,11 @@ export const actionRequestSchema = z.strictObject({
     .optional(),
 })
 
+/** The body of `POST /inbox/api/cards/:callId/hold`: the page still holds the wait. */
+export const holdRequestSchema = z.strictObject({
+  person: z.strictObject({ name: z.string().trim().max(80).optional() }).optional(),
+})
+
 // The schema and the card model must describe the same actions, both ways (a compile error
 // otherwise). zod types an optional field as `?: T | undefined`; JSON never carries undefined.
 type Sent = z.infer<typeof cardActionSchema>

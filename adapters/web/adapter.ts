@@ -10,7 +10,7 @@ import { errorResponse, HttpError } from '../../src/server/errors.js'
 import { Router } from '../../src/server/router.js'
 import { openSse, type SseStream } from '../../src/server/sse.js'
 import type { Store } from '../../src/store/types.js'
-import { actionRequestSchema } from './actions.js'
+import { actionRequestSchema, holdRequestSchema } from './actions.js'
 import { INBOX_CSP, inboxPage } from './page.js'
 import { cardToWebView, type WebCardView } from './view.js'
 
@@ -25,6 +25,11 @@ export interface WebAdapterOptions {
   recentLimit?: number
   /** SSE heartbeat interval. @default 15000 */
   heartbeatMs?: number
+  /**
+   * How long "Take my time" holds a wait without a sign of life from the page: an open tab
+   * renews it every 10 s, so a closed one lets go within this. @default 30000
+   */
+  holdLeaseMs?: number
   /** @default Date.now */
   now?: () => number
 }
@@ -42,6 +47,7 @@ export interface WebRef {
  */
 export class WebAdapter implements ChatAdapter {
   readonly platform = 'web' as const
+  readonly holdLeaseMs: number
   private host: CardHost | undefined
   private readonly store: WebAdapterOptions['store']
   private readonly recentLimit: number
@@ -57,6 +63,7 @@ export class WebAdapter implements ChatAdapter {
     this.store = options.store
     this.recentLimit = options.recentLimit ?? 30
     this.heartbeatMs = options.heartbeatMs ?? 15_000
+    this.holdLeaseMs = options.holdLeaseMs ?? 30_000
     this.now = options.now ?? Date.now
     this.routes
       .add('GET', '/', ({ res }) => {
@@ -67,6 +74,9 @@ export class WebAdapter implements ChatAdapter {
       .add('GET', '/inbox/api/events', ({ req, res }) => this.events(req, res))
       .add('POST', '/inbox/api/cards/:callId/actions', ({ req, res, params }) =>
         this.action(req, res, params.callId ?? ''),
+      )
+      .add('POST', '/inbox/api/cards/:callId/hold', ({ req, res, params }) =>
+        this.renewHold(req, res, params.callId ?? ''),
       )
   }
 
@@ -195,12 +205,26 @@ export class WebAdapter implements ChatAdapter {
     void stream.done.then(() => this.clients.delete(stream))
   }
 
-  private async action(req: IncomingMessage, res: ServerResponse, callId: string): Promise<void> {
-    // JSON only: a cross-site form cannot send it without a CORS preflight we never grant.
+  /** The page's heartbeat while it holds a wait: `{held: false}` once the hold is gone. */
+  private async renewHold(req: IncomingMessage, res: ServerResponse, callId: string): Promise<void> {
+    const parsed = holdRequestSchema.safeParse(await this.readJsonBody(req))
+    if (!parsed.success)
+      throw new HttpError(400, 'BAD_HOLD', `bad hold renewal: ${describeZodError(parsed.error)}`)
+    if (!this.host) throw new HttpError(503, 'NOT_STARTED', 'the inbox is not started yet')
+    const held = (await this.host.renewHold?.(callId, personOf(parsed.data.person?.name))) ?? false
+    send(res, 200, { held })
+  }
+
+  /** JSON only: a cross-site form cannot send it without a CORS preflight we never grant. */
+  private async readJsonBody(req: IncomingMessage): Promise<unknown> {
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the action as application/json')
+      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the request as application/json')
     }
-    const parsed = actionRequestSchema.safeParse(await readJson(req))
+    return readJson(req)
+  }
+
+  private async action(req: IncomingMessage, res: ServerResponse, callId: string): Promise<void> {
+    const parsed = actionRequestSchema.safeParse(await this.readJsonBody(req))
     if (!parsed.success)
       throw new HttpError(400, 'BAD_ACTION', `bad action: ${describeZodError(parsed.error)}`)
     if (!this.host) throw new HttpError(503, 'NOT_STARTED', 'the inbox is not started yet')
@@ -208,12 +232,7 @@ export class WebAdapter implements ChatAdapter {
     if (!exists || !(await this.postedHere(callId))) {
       throw new HttpError(404, 'NOT_FOUND', `no question "${callId}" in the inbox`)
     }
-    const name = parsed.data.person?.name?.trim()
-    const actor: Person = {
-      platform: 'web',
-      userId: name ? `web:${name}` : 'local',
-      ...(name ? { name } : { name: 'local user' }),
-    }
+    const actor = personOf(parsed.data.person?.name)
     // JSON cannot carry an explicit undefined, so the parsed action is a CardAction as-is.
     const outcome = await this.host.handle({
       callId,
@@ -244,5 +263,15 @@ export class WebAdapter implements ChatAdapter {
 
   private broadcast(event: string, data: unknown): void {
     for (const c of this.clients) c.send(event, data)
+  }
+}
+
+/** Who acts in the inbox: the name the page sends, or the one local user. */
+function personOf(rawName: string | undefined): Person {
+  const name = rawName?.trim()
+  return {
+    platform: 'web',
+    userId: name ? `web:${name}` : 'local',
+    ...(name ? { name } : { name: 'local user' }),
   }
 }

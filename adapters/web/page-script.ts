@@ -334,6 +334,20 @@ setInterval(function () {
   });
 }, 1000);
 
+// A hold ("Take my time") lasts only while this tab is open: the bridge lets go once these
+// heartbeats stop (within its hold lease, 30 s by default).
+setInterval(function () {
+  cards.forEach(function (card) {
+    var mine = card.status === 'open' && card.holders.some(function (p) { return p.userId === myUserId(); });
+    if (!mine) return;
+    fetch('/inbox/api/cards/' + encodeURIComponent(card.callId) + '/hold', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ person: myName() ? { name: myName() } : {} }),
+    }).catch(function () {});
+  });
+}, 10000);
+
 async function load() {
   var res = await fetch('/inbox/api/cards');
   if (!res.ok) throw new Error('HTTP ' + res.status);

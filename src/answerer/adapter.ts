@@ -31,6 +31,11 @@ export interface CardHost {
    * check before opening a form; the answer to the submitted form is still decided by `handle`.
    */
   mayAnswer?(callId: string, person: Person): Promise<{ ok: boolean; message?: string }>
+  /**
+   * A sign of life from someone holding a timed wait ("Take my time") on a surface with a hold
+   * lease (see {@link ChatAdapter.holdLeaseMs}). False when they hold nothing (any more).
+   */
+  renewHold?(callId: string, person: Person): Promise<boolean>
 }
 
 /**
@@ -67,6 +72,12 @@ export interface ChatAdapter {
   update(card: CardState, ref: unknown): Promise<unknown>
   /** A private notice to one person, outside an interaction reply (ephemeral where the platform has it). */
   notify(person: Person, text: string, ref?: unknown): Promise<void>
+  /**
+   * A hold ("Take my time") from this surface lasts only this long unless the surface renews it
+   * through `CardHost.renewHold` (the web inbox's heartbeat while the tab is open). Unset: a hold
+   * lasts until released, the card finishes, or the answerer's `holdMaxMs`.
+   */
+  readonly holdLeaseMs?: number
   /** Members of a platform group (Slack user group), for responder checks. */
   groupMembers?(groupId: string): Promise<string[]>
   /** The platform user with this e-mail address (Slack `users.lookupByEmail`); undefined when there is none. */

@@ -35,7 +35,7 @@ export interface ServiceEvents {
   /** A call settled with an answer (in the window, or a blocking ask). */
   answered: [callId: string, answers: AskUserQuestionAnswerItem[]]
   /** A call ended without an answer (failure, abort, cancel). */
-  dropped: [callId: string, code: string]
+  dropped: [callId: string, code: string, failure?: UserQuestionError]
   /** A late reply was queued for an agent. */
   reply: [reply: QueuedReply]
   /** A queued reply was admitted (the call settled) or discarded (answerable again). */
@@ -451,7 +451,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
         const failure = this.mapFailure(error, controller.signal)
         if (this.closing === 'keep') throw failure // a restart: the call stays as the log has it
         await this.store.append({ type: 'dropped', callId, code: failure.code, message: failure.message })
-        this.emit('dropped', callId, failure.code)
+        this.emit('dropped', callId, failure.code, failure)
         throw failure
       } finally {
         callerSignal?.removeEventListener('abort', onCallerAbort)

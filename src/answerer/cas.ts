@@ -1,0 +1,29 @@
+import type { CardState } from '../card/types.js'
+import type { Store, VersionedCard } from '../store/types.js'
+
+/** How many times a compare-and-set is retried when someone else changed the card in between. */
+const CAS_ATTEMPTS = 20
+
+/** What to do with the card as read: stop with a result, or write a new state and then finish. */
+export type CasStep<T> = { done: T } | { write: CardState; after: (version: number) => T | Promise<T> }
+
+/**
+ * The one compare-and-set loop over a card: read it, decide, write only if nobody changed it
+ * since the read, and decide again on the new state when somebody did. `busy` is the result
+ * when the card kept changing for every attempt.
+ */
+export async function compareAndSet<T>(
+  store: Pick<Store, 'getCard' | 'casCard'>,
+  callId: string,
+  decide: (current: VersionedCard<CardState> | undefined) => CasStep<T> | Promise<CasStep<T>>,
+  busy: () => T,
+): Promise<T> {
+  for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+    const current = await store.getCard<CardState>(callId)
+    const step = await decide(current)
+    if ('done' in step) return step.done
+    const version = await store.casCard(callId, current?.version ?? 0, step.write)
+    if (version !== undefined) return step.after(version)
+  }
+  return busy()
+}

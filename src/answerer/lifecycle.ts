@@ -1,0 +1,84 @@
+import { isLive, withStatus } from '../card/apply.js'
+import type { CardState } from '../card/types.js'
+import { asUserQuestionError } from '../protocol/errors.js'
+import type { UserQuestionService } from '../service/service.js'
+import type { Holds } from './holds.js'
+
+/** What a card does when its call moves on. */
+export type LifecycleChange =
+  | { status: 'continued' }
+  | { status: 'cancelled'; reason: string }
+  | { status: 'elsewhere'; reason: string }
+  /** A late reply was discarded: the card takes answers again. */
+  | { status: 'reopened' }
+
+/**
+ * The one path that keeps cards in step with their call: the service's events, for calls this
+ * process waits on and for restored ones alike. (A restart is not among them: the service emits
+ * nothing for calls it keeps, so their cards stay as they are.) Returns the unsubscribe.
+ */
+export function followLifecycle(
+  service: UserQuestionService,
+  apply: (callId: string, change: LifecycleChange) => void,
+): () => void {
+  const onPending = (callId: string) => apply(callId, { status: 'continued' })
+  const onDropped = (callId: string, code: string, failure?: unknown) =>
+    apply(callId, { status: 'cancelled', reason: dropReason(code, failure) })
+  // Answered by another answerer, or a late answer given through the API (not a card).
+  const onAnswered = (callId: string) => apply(callId, { status: 'elsewhere', reason: 'answered elsewhere' })
+  const onReply = ({ callId }: { callId: string }) =>
+    apply(callId, { status: 'elsewhere', reason: 'answered elsewhere' })
+  const onDiscarded = ({ callId }: { callId: string }) => apply(callId, { status: 'reopened' })
+  service.on('pending', onPending)
+  service.on('dropped', onDropped)
+  service.on('answered', onAnswered)
+  service.on('reply', onReply)
+  service.on('replyDiscarded', onDiscarded)
+  return () => {
+    service.off('pending', onPending)
+    service.off('dropped', onDropped)
+    service.off('answered', onAnswered)
+    service.off('reply', onReply)
+    service.off('replyDiscarded', onDiscarded)
+  }
+}
+
+/**
+ * What a cancelled card says: "cancelled" for a cancel, the caller's own words when it stopped
+ * waiting because its time ran out (a hook), else "withdrawn".
+ */
+function dropReason(code: string, failure: unknown): string {
+  if (code === 'ASK_CANCELLED') return 'cancelled'
+  const cause = asUserQuestionError((failure as { cause?: unknown } | undefined)?.cause)
+  return cause?.code === 'ASK_TIMED_OUT' ? cause.message : 'withdrawn'
+}
+
+export interface LifecycleDeps {
+  service: UserQuestionService
+  holds: Holds
+  /** Compare-and-set a change to a card (undefined: none) and update every copy. */
+  mutate: (callId: string, change: (card: CardState) => CardState | undefined) => Promise<boolean>
+}
+
+/** The one place a call's lifecycle reaches its cards: status, holds, every copy updated. */
+export async function applyLifecycle(deps: LifecycleDeps, callId: string, change: LifecycleChange) {
+  if (change.status === 'reopened') return reopen(deps, callId)
+  const { status } = change
+  await deps.mutate(callId, (card) => {
+    if (!isLive(card) || card.status === status) return undefined
+    if (status === 'continued' && card.status !== 'open') return undefined
+    return withStatus(card, status, 'reason' in change ? change.reason : undefined)
+  })
+  if (status !== 'continued') deps.holds.releaseAll(callId)
+}
+
+/** A discarded late reply: the card takes answers again, from a clean slate. */
+async function reopen(deps: LifecycleDeps, callId: string): Promise<void> {
+  const call = await deps.service.getCall(callId)
+  if (call?.state !== 'continued' || call.queuedReply) return
+  await deps.mutate(callId, (card) => {
+    if (card.status !== 'answered' && card.status !== 'elsewhere') return undefined
+    const { result: _r, answeredBy: _b, answeredAt: _a, closedReason: _c, ...rest } = card
+    return { ...rest, status: 'continued', drafts: {}, approvals: [], holders: [] }
+  })
+}

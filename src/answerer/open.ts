@@ -1,0 +1,92 @@
+import { newCard } from '../card/apply.js'
+import type { CardState, Destination, OnCallShown } from '../card/types.js'
+import type { People } from '../oncall/people.js'
+import { UserQuestionError } from '../protocol/errors.js'
+import type { AnswererRequest } from '../protocol/types.js'
+import type { RoutePlan } from '../routing/types.js'
+import type { Store, VersionedCard } from '../store/types.js'
+import { compareAndSet } from './cas.js'
+
+export interface OpenDeps {
+  store: Store
+  now: () => number
+  people: People
+  /** Bring the copies already posted up to date (in the background). */
+  refresh: (callId: string) => void
+}
+
+/** The card for this call: the live one (a re-attach, also after a restart) or a new one. */
+export function openCard(
+  deps: OpenDeps,
+  request: AnswererRequest,
+  plan: RoutePlan & { shown?: OnCallShown },
+  destinations: Destination[],
+): Promise<VersionedCard<CardState>> {
+  const { callId } = request
+  return compareAndSet<VersionedCard<CardState>>(
+    deps.store,
+    callId,
+    (existing) => {
+      const same = existing && sameQuestions(existing.state, request) ? existing.state.status : undefined
+      // A re-attach (also after a restart) finds the live card, or the answer it already has.
+      if (existing && (same === 'open' || same === 'answered')) return { done: existing }
+      if (existing && same === 'continued') {
+        // A continued card asked again: the agent waits for it once more.
+        const reopened: CardState = { ...existing.state, status: 'open' }
+        return {
+          write: reopened,
+          after: (version) => {
+            deps.refresh(callId)
+            return { state: reopened, version }
+          },
+        }
+      }
+      const card = buildCard(deps, request, plan, destinations)
+      return {
+        write: card,
+        after: async (version) => {
+          await deps.store.audit({ callId, kind: 'asked', detail: { route: plan.name } })
+          // A reused callId: copies already posted show the new card.
+          if (existing) deps.refresh(callId)
+          return { state: card, version }
+        },
+      }
+    },
+    () => {
+      throw new UserQuestionError('PROVIDER_ERROR', `card for call "${callId}" kept changing`)
+    },
+  )
+}
+
+function buildCard(
+  deps: OpenDeps,
+  request: AnswererRequest,
+  plan: RoutePlan & { shown?: OnCallShown },
+  destinations: Destination[],
+): CardState {
+  const requester = request.agent?.requester
+  const card = newCard({
+    callId: request.callId,
+    agentId: request.agent?.id ?? 'default',
+    questions: request.questions,
+    now: deps.now(),
+    ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
+    quorum: plan.quorum,
+    ...(plan.responders ? { responders: plan.responders } : {}),
+    ...(plan.excludeRequester && requester ? { excluded: deps.people.identify(requester) } : {}),
+    route: plan.name,
+    ...(request.form ? { form: request.form } : {}),
+  })
+  card.destinations = destinations
+  if (plan.escalation.length > 0) card.escalation = plan.escalation
+  if (plan.shown) card.oncall = [plan.shown]
+  return card
+}
+
+/**
+ * Whether a stored card asks what this request asks (a re-attach), not a reused callId. The
+ * stored questions went through JSON, so the request's are compared the same way.
+ */
+function sameQuestions(card: CardState, request: AnswererRequest): boolean {
+  return JSON.stringify(card.questions) === JSON.stringify(request.questions)
+}
