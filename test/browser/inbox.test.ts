@@ -305,6 +305,37 @@ test('a rejected approval has a red "rejected" badge, not a green "answered"', a
   expect(await card('reject-1').locator('.result .answer.declined').count()).toBe(1)
 })
 
+test('while the page holds a wait ("Take my time") it renews the hold every 10 s', async () => {
+  const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } })
+  try {
+    // The page's own timers run on a clock the test moves; the bridge keeps real time.
+    await tab.clock.install()
+    await tab.goto(`${b.url}/inbox`)
+    await tab.fill('#me', 'Grace Hopper')
+    const asking = request(b.url, 'POST', '/v1/ask', {
+      callId: 'beat-1',
+      timeoutMs: 600_000,
+      questions: [
+        { id: 'go', question: 'Cut the release now?', options: [{ label: 'Yes' }, { label: 'No' }] },
+      ],
+    })
+    const c = tab.locator('article[data-call-id="beat-1"]')
+    await c.waitFor()
+    await c.locator('button[data-hold="beat-1"]').click()
+    await until(async () => ((await c.textContent()) ?? '').includes('held by Grace Hopper'), 'held')
+    const renewal = tab.waitForRequest(
+      (r) => r.method() === 'POST' && r.url().endsWith('/inbox/api/cards/beat-1/hold'),
+    )
+    await tab.clock.runFor(10_000)
+    const sent = await renewal
+    expect(JSON.parse(sent.postData() ?? '{}')).toEqual({ person: { name: 'Grace Hopper' } })
+    await c.locator('button[data-option="Yes"]').click()
+    expect((await asking).body.answers).toEqual([{ id: 'go', selected: ['Yes'] }])
+  } finally {
+    await tab.close()
+  }
+})
+
 test('the inbox screenshot is kept as a test artifact', async () => {
   await page.reload()
   await page.locator('article').first().waitFor()
