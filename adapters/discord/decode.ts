@@ -14,7 +14,7 @@ import {
   InteractionType,
 } from 'discord.js'
 import type { InboundInteraction } from '../../src/answerer/adapter.js'
-import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
+import { type ComponentRef, cardRef, decodeComponentId } from '../../src/card/codec.js'
 import type { CardAction, CardState, Person } from '../../src/card/types.js'
 import { DISCORD_LIMITS as L } from './limits.js'
 import { MODAL_TEXT_ID } from './modal.js'
@@ -126,7 +126,7 @@ export function toInbound(parsed: ParsedInteraction, card: CardState | undefined
   if (!card) return { kind: 'refuse', message: GONE }
   const { ref } = parsed
   const inbound = (action: CardAction): InboundInteraction => ({
-    callId: card.callId,
+    ...cardRef(card),
     interaction: { id: parsed.id, actor: parsed.actor, action, at: parsed.at },
   })
   const apply = (action: CardAction): Decoded => ({ kind: 'apply', inbound: inbound(action) })

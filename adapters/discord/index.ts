@@ -12,6 +12,7 @@ import {
   InteractionType,
 } from 'discord.js'
 import { type CardHost, type ChatAdapter, within } from '../../src/answerer/adapter.js'
+import { cardRef } from '../../src/card/codec.js'
 import type { CardState, Destination, Person } from '../../src/card/types.js'
 import { type Logger, silentLogger } from '../../src/log.js'
 import { Acknowledger } from './ack.js'
@@ -295,7 +296,7 @@ export class DiscordAdapter implements ChatAdapter {
         await ack.tell('askbridge is starting; please try again in a moment.')
         return
       }
-      const card = await host.getCard(parsed.ref.callId)
+      const card = await host.getCard(parsed.ref)
       const decoded = toInbound(parsed, card)
       await this.act(decoded, parsed, card, host, ack)
     } catch (error) {
@@ -325,7 +326,7 @@ export class DiscordAdapter implements ChatAdapter {
         // Someone who may not answer is told now, not after typing a whole answer. The check must
         // not cost the 3-second window: when it is slow, the form opens and submit decides.
         const allowed = host.mayAnswer
-          ? await within(host.mayAnswer(card.callId, decoded.inbound.interaction.actor), FORM_CHECK_MS, {
+          ? await within(host.mayAnswer(cardRef(card), decoded.inbound.interaction.actor), FORM_CHECK_MS, {
               ok: true,
             })
           : { ok: true }

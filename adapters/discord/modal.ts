@@ -9,7 +9,7 @@ import {
   ComponentType,
   TextInputStyle,
 } from 'discord.js'
-import { encodeComponentId } from '../../src/card/codec.js'
+import { cardRef, encodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import { DISCORD_LIMITS as L } from './limits.js'
 import { clamp, escapeMentions } from './text.js'
@@ -36,7 +36,7 @@ export function otherModal(card: CardState, qi: number): APIModalInteractionResp
   }
   if (current) input.value = current.slice(0, L.textInputMax)
   return {
-    custom_id: encodeComponentId({ callId: card.callId, verb: 'form', q: qi }, L.customId),
+    custom_id: encodeComponentId({ ...cardRef(card), verb: 'form', q: qi }, L.customId),
     title: clamp(
       question.header
         ? `${hasOptions ? 'Other: ' : ''}${escapeMentions(question.header)}`
@@ -64,7 +64,7 @@ export function declineModal(card: CardState, qi: number): APIModalInteractionRe
   const question = card.questions[qi]
   if (!question) throw new RangeError(`question ${qi} is not on card ${card.callId}`)
   return {
-    custom_id: encodeComponentId({ callId: card.callId, verb: 'decline', q: qi }, L.customId),
+    custom_id: encodeComponentId({ ...cardRef(card), verb: 'decline', q: qi }, L.customId),
     title: 'Decline with feedback',
     components: [
       {

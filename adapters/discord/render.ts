@@ -17,7 +17,7 @@ import {
   ButtonStyle,
   ComponentType,
 } from 'discord.js'
-import { encodeComponentId } from '../../src/card/codec.js'
+import { cardRef, encodeComponentId } from '../../src/card/codec.js'
 import { oncallText, pickLocale } from '../../src/card/text.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
@@ -284,7 +284,7 @@ function button(
   q?: number,
   o?: number,
 ): APIButtonComponentWithCustomId {
-  const ref: Parameters<typeof encodeComponentId>[0] = { callId: card.callId, verb }
+  const ref: Parameters<typeof encodeComponentId>[0] = { ...cardRef(card), verb }
   if (q !== undefined) ref.q = q
   if (o !== undefined) ref.o = o
   return {
@@ -357,7 +357,7 @@ function questionRows(
     const prefix = batch ? `${qi + 1}. ` : ''
     const select: APIStringSelectComponent = {
       type: ComponentType.StringSelect,
-      custom_id: encodeComponentId({ callId: card.callId, verb: 'set', q: qi, o: page }, L.customId),
+      custom_id: encodeComponentId({ ...cardRef(card), verb: 'set', q: qi, o: page }, L.customId),
       placeholder: clamp(
         `${prefix}${question.multiSelect ? 'Choose any' : 'Choose one'}${range}`,
         L.selectPlaceholder,

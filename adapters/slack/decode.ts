@@ -8,7 +8,7 @@
  */
 
 import type { InboundInteraction } from '../../src/answerer/adapter.js'
-import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
+import { type CardRef, type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
 import type { CardAction, Person } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { decodeModalMetadata, MODAL_INPUT } from './modal.js'
@@ -87,16 +87,21 @@ export type DecodeResult =
   | {
       kind: 'modal'
       modal: 'other' | 'decline'
-      callId: string
+      card: CardRef
       q: number
       hold: InboundInteraction
       context: ActionContext
     }
   /** Ours, but it does not match the call's questions: tell the person. */
-  | { kind: 'invalid'; callId: string; message: string; context: ActionContext }
+  | { kind: 'invalid'; card: CardRef; message: string; context: ActionContext }
 
 /** The call's questions, or undefined when the call is unknown. */
-export type QuestionLookup = (callId: string) => readonly AskUserQuestionItem[] | undefined
+export type QuestionLookup = (ref: CardRef) => readonly AskUserQuestionItem[] | undefined
+
+/** Only the card part of a component reference. */
+function cardOf(ref: CardRef): CardRef {
+  return { callId: ref.callId, ...(ref.agent === undefined ? {} : { agent: ref.agent }) }
+}
 
 export function personOf(user: SlackPayloadUser): Person {
   const name = user.name || user.username
@@ -156,12 +161,12 @@ export function resolveAction(
   }
   const make = (a: CardAction): DecodeResult => ({
     kind: 'interaction',
-    inbound: { callId: ref.callId, interaction: { id, actor, action: a, at } },
+    inbound: { ...cardOf(ref), interaction: { id, actor, action: a, at } },
     context,
   })
   const invalid = (message: string): DecodeResult => ({
     kind: 'invalid',
-    callId: ref.callId,
+    card: cardOf(ref),
     message,
     context,
   })
@@ -180,9 +185,9 @@ export function resolveAction(
       return {
         kind: 'modal',
         modal: 'decline',
-        callId: ref.callId,
+        card: cardOf(ref),
         q: 0,
-        hold: { callId: ref.callId, interaction: { id, actor, action: { type: 'hold' }, at } },
+        hold: { ...cardOf(ref), interaction: { id, actor, action: { type: 'hold' }, at } },
         context,
       }
     default:
@@ -208,9 +213,9 @@ export function resolveAction(
       return {
         kind: 'modal',
         modal: 'other',
-        callId: ref.callId,
+        card: cardOf(ref),
         q: ref.q ?? 0,
-        hold: { callId: ref.callId, interaction: { id, actor, action: { type: 'hold' }, at } },
+        hold: { ...cardOf(ref), interaction: { id, actor, action: { type: 'hold' }, at } },
         context,
       }
     default:
@@ -232,7 +237,7 @@ export function decodeView(
   const make = (suffix: string, action: CardAction): DecodeResult => ({
     kind: 'interaction',
     inbound: {
-      callId: ref.callId,
+      ...cardOf(ref),
       interaction: { id: `slack:view:${payload.view.id}:${suffix}`, actor, action, at: now },
     },
     context,
@@ -245,23 +250,24 @@ export function decodeView(
   if (!question)
     return {
       kind: 'invalid',
-      callId: ref.callId,
+      card: cardOf(ref),
       message: 'That question is no longer on this card.',
       context,
     }
   return make('submit', { type: 'other', questionId: question.id, text })
 }
 
-/** The call a payload names, if it is ours (to look its questions up before resolving). */
-export function callIdOf(payload: SlackPayload): string | undefined {
+/** The card a payload names, if it is ours (to look its questions up before resolving). */
+export function cardRefOf(payload: SlackPayload): CardRef | undefined {
   if (payload.type === 'block_actions') {
     for (const a of payload.actions ?? []) {
       const ref = decodeComponentId(a.action_id)
-      if (ref) return ref.callId
+      if (ref) return cardOf(ref)
     }
     return undefined
   }
-  return decodeComponentId(payload.view.callback_id)?.callId
+  const ref = decodeComponentId(payload.view.callback_id)
+  return ref ? cardOf(ref) : undefined
 }
 
 /**
@@ -275,12 +281,12 @@ export function decodePayload(
 ): DecodeResult[] {
   if (payload.type === 'block_actions') {
     return decodeBlockActions(payload, now).flatMap((action) => {
-      const questions = lookup(action.ref.callId)
+      const questions = lookup(action.ref)
       return questions ? [resolveAction(action, questions)] : []
     })
   }
-  const callId = callIdOf(payload)
-  const questions = callId === undefined ? undefined : lookup(callId)
+  const ref = cardRefOf(payload)
+  const questions = ref === undefined ? undefined : lookup(ref)
   if (!questions) return []
   const result = decodeView(payload, questions, now)
   return result ? [result] : []

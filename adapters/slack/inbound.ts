@@ -9,11 +9,12 @@
  */
 import type { App, webApi } from '@slack/bolt'
 import { type CardHost, type InteractionOutcome, within } from '../../src/answerer/adapter.js'
+import { COMPONENT_ID_PREFIX, cardRef } from '../../src/card/codec.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import type { Logger } from '../../src/log.js'
 import {
   type BlockActionsPayload,
-  callIdOf,
+  cardRefOf,
   type DecodeResult,
   decodeBlockActions,
   decodeView,
@@ -51,7 +52,7 @@ export class SlackInbound {
   constructor(deps: InboundDeps) {
     this.#deps = deps
     const { app, logger } = deps
-    const ours = /^ab1\|/
+    const ours = COMPONENT_ID_PREFIX
     app.action(ours, async ({ ack, body }) => {
       await this.#ackAfter(ack, this.#onBlockActions(body as unknown as BlockActionsPayload))
     })
@@ -98,7 +99,7 @@ export class SlackInbound {
   async #onBlockActions(payload: BlockActionsPayload): Promise<void> {
     const host = this.#deps.host()
     for (const action of decodeBlockActions(payload, this.#deps.now())) {
-      const card = await host.getCard(action.ref.callId)
+      const card = await host.getCard(action.ref)
       if (!card) {
         await this.#deps.notices.send(
           action.actor.userId,
@@ -113,9 +114,9 @@ export class SlackInbound {
 
   async #onView(payload: ViewPayload): Promise<void> {
     const host = this.#deps.host()
-    const callId = callIdOf(payload)
-    if (callId === undefined) return
-    const card = await host.getCard(callId)
+    const ref = cardRefOf(payload)
+    if (ref === undefined) return
+    const card = await host.getCard(ref)
     if (!card) return
     const result = decodeView(payload, card.questions, this.#deps.now())
     if (!result) return
@@ -155,7 +156,7 @@ export class SlackInbound {
     // Someone who may not answer is told now, not after typing a whole answer. The trigger_id
     // lasts 3 seconds: when the check is slow, the form opens and the submission decides.
     const allowed = host.mayAnswer
-      ? await within(host.mayAnswer(card.callId, actor), FORM_CHECK_MS, { ok: true })
+      ? await within(host.mayAnswer(cardRef(card), actor), FORM_CHECK_MS, { ok: true })
       : { ok: true }
     if (!allowed.ok) {
       await notices.send(actor.userId, allowed.message ?? 'You cannot answer this question.', result.context)
@@ -185,7 +186,7 @@ export class SlackInbound {
       const viewId = opened.view?.id
       if (!outcome.ok && outcome.message && viewId) {
         await queues.now('views.update', () =>
-          client.views.update({ view_id: viewId, view: noticeModal(card.callId, outcome.message ?? '') }),
+          client.views.update({ view_id: viewId, view: noticeModal(card, outcome.message ?? '') }),
         )
       }
     }

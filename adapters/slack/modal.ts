@@ -6,7 +6,7 @@
  * and again in `private_metadata` with the channel the card lives in (for private notices after
  * the modal has closed).
  */
-import { decodeComponentId, encodeComponentId } from '../../src/card/codec.js'
+import { cardRef, decodeComponentId, encodeComponentId } from '../../src/card/codec.js'
 import { pickLocale } from '../../src/card/text.js'
 import type { CardState } from '../../src/card/types.js'
 import { type ModalView, type PlainText, SLACK_LIMITS } from './blocks.js'
@@ -64,7 +64,7 @@ export function decodeModalMetadata(raw: string | undefined): ModalMetadata | un
 export function otherModal(card: CardState, q: number, channel?: string, locale?: string): ModalView {
   const question = card.questions[q]
   if (!question) throw new RangeError(`question ${q} is not on card ${card.callId}`)
-  const callbackId = encodeComponentId({ callId: card.callId, verb: 'other', q }, SLACK_LIMITS.callbackId)
+  const callbackId = encodeComponentId({ ...cardRef(card), verb: 'other', q }, SLACK_LIMITS.callbackId)
   const freeText = (question.options ?? []).length === 0
   const draft = card.drafts[question.id]
   const text =
@@ -112,10 +112,7 @@ export function otherModal(card: CardState, q: number, channel?: string, locale?
 
 /** The plan review's decline form; feedback is optional (empty declines with the plain option). */
 export function declineModal(card: CardState, channel?: string): ModalView {
-  const callbackId = encodeComponentId(
-    { callId: card.callId, verb: 'decline', q: 0 },
-    SLACK_LIMITS.callbackId,
-  )
+  const callbackId = encodeComponentId({ ...cardRef(card), verb: 'decline', q: 0 }, SLACK_LIMITS.callbackId)
   const question = card.questions[0]
   return {
     ...formFrame(callbackId, channel, 'Decline plan', 'Decline'),
@@ -145,8 +142,8 @@ export function declineModal(card: CardState, channel?: string): ModalView {
 }
 
 /** A modal that only says why the form cannot be used (the card finished meanwhile, or not allowed). */
-export function noticeModal(callId: string, message: string): ModalView {
-  const callbackId = encodeComponentId({ callId, verb: 'form' }, SLACK_LIMITS.callbackId)
+export function noticeModal(card: Pick<CardState, 'agentId' | 'callId'>, message: string): ModalView {
+  const callbackId = encodeComponentId({ ...cardRef(card), verb: 'form' }, SLACK_LIMITS.callbackId)
   return {
     type: 'modal',
     callback_id: callbackId,

@@ -6,7 +6,7 @@
  * (Submit, Take my time) sit in the last message, after everything they refer to.
  */
 
-import { encodeComponentId } from '../../src/card/codec.js'
+import { cardRef, encodeComponentId } from '../../src/card/codec.js'
 import { oncallText, pickLocale } from '../../src/card/text.js'
 import type { CardState, Person, QuestionDraft } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
@@ -55,9 +55,14 @@ const plain = (text: string): PlainText => ({
 const mrkdwn = (text: string): Mrkdwn => ({ type: 'mrkdwn', text: text === '' ? ' ' : text })
 const section = (text: string): SectionBlock => ({ type: 'section', text: mrkdwn(text) })
 const context = (...texts: string[]): ContextBlock => ({ type: 'context', elements: texts.map(mrkdwn) })
-const id = (callId: string, verb: Parameters<typeof encodeComponentId>[0]['verb'], q?: number, o?: number) =>
+const id = (
+  card: Pick<CardState, 'agentId' | 'callId'>,
+  verb: Parameters<typeof encodeComponentId>[0]['verb'],
+  q?: number,
+  o?: number,
+) =>
   encodeComponentId(
-    { callId, verb, ...(q === undefined ? {} : { q }), ...(o === undefined ? {} : { o }) },
+    { ...cardRef(card), verb, ...(q === undefined ? {} : { q }), ...(o === undefined ? {} : { o }) },
     SLACK_LIMITS.actionId,
   )
 
@@ -102,7 +107,7 @@ export function cardToMessages(card: CardState, options: RenderOptions = {}): Sl
   return packed.map((blocks, i) => {
     // The first block names the call and the part, so every message of a card can be found again.
     const [first, ...rest] = blocks
-    const tagged = first ? [{ ...first, block_id: id(card.callId, 'page', undefined, i) }, ...rest] : blocks
+    const tagged = first ? [{ ...first, block_id: id(card, 'page', undefined, i) }, ...rest] : blocks
     return {
       text: packed.length === 1 ? summary : `${summary} (part ${i + 1} of ${packed.length})`,
       blocks: tagged,
@@ -294,7 +299,7 @@ function controlBlocks(
   numbered: boolean,
   renderOptions: RenderOptions,
 ): MessageBlock[] {
-  const { callId } = card
+  const call = card
   const opts = q.options ?? []
   const batch = card.questions.length > 1
   const draft = card.drafts[q.id]
@@ -303,35 +308,35 @@ function controlBlocks(
 
   if (card.kind === 'approval' && intent?.kind === 'approval') {
     const approveText = pickLocale(intent.display?.approve, renderOptions.locale) ?? intent.approve
-    elements.push(button(id(callId, 'approve'), approveText, 'primary'))
-    elements.push(button(id(callId, 'reject'), intent.reject, 'danger'))
-    if (intent.always !== undefined) elements.push(button(id(callId, 'always'), intent.always))
+    elements.push(button(id(call, 'approve'), approveText, 'primary'))
+    elements.push(button(id(call, 'reject'), intent.reject, 'danger'))
+    if (intent.always !== undefined) elements.push(button(id(call, 'always'), intent.always))
     return [{ type: 'actions', elements }]
   }
 
   if (card.kind === 'plan-review' && intent?.kind === 'plan-review') {
-    elements.push(button(id(callId, 'approve'), intent.approve, 'primary'))
+    elements.push(button(id(call, 'approve'), intent.approve, 'primary'))
     const others = opts.map((o, k) => ({ o, k })).filter(({ o }) => o.label !== intent.approve)
     if (opts.length <= 5) {
       for (const { o, k } of others)
-        elements.push(button(id(callId, 'choose', index, k), optionText(o.label, k, numbered, 75)))
+        elements.push(button(id(call, 'choose', index, k), optionText(o.label, k, numbered, 75)))
     } else {
       const { options } = selectOptions(q, numbered)
       const rest = grouped(options.filter((_, k) => opts[k]?.label !== intent.approve))
       elements.push({
         type: 'static_select',
-        action_id: id(callId, 'choose', index),
+        action_id: id(call, 'choose', index),
         placeholder: plain('Other responses…'),
         ...(rest.groups ? { option_groups: rest.groups } : { options: rest.options }),
       })
     }
-    elements.push(button(id(callId, 'decline'), 'Decline with feedback…', 'danger'))
+    elements.push(button(id(call, 'decline'), 'Decline with feedback…', 'danger'))
     return [{ type: 'actions', elements }]
   }
 
   const chosen = new Set(draft && !draft.skipped ? draft.selected : [])
   if (opts.length === 0) {
-    elements.push(button(id(callId, 'other', index), draft?.custom ? 'Change answer…' : 'Answer…', 'primary'))
+    elements.push(button(id(call, 'other', index), draft?.custom ? 'Change answer…' : 'Answer…', 'primary'))
   } else if (q.multiSelect) {
     const { options, groups } = selectOptions(q, numbered)
     const initial = options.filter((_, k) => chosen.has(opts[k]?.label ?? ''))
@@ -343,44 +348,44 @@ function controlBlocks(
       const initialWithDesc = withDesc.filter((_, k) => chosen.has(opts[k]?.label ?? ''))
       elements.push({
         type: 'checkboxes',
-        action_id: id(callId, 'set', index),
+        action_id: id(call, 'set', index),
         options: withDesc,
         ...(initialWithDesc.length > 0 ? { initial_options: initialWithDesc } : {}),
       })
     } else {
       elements.push({
         type: 'multi_static_select',
-        action_id: id(callId, 'set', index),
+        action_id: id(call, 'set', index),
         placeholder: plain('Choose one or more…'),
         ...(groups ? { option_groups: groups } : { options }),
         ...(initial.length > 0 ? { initial_options: initial } : {}),
       })
     }
-    elements.push(button(id(callId, 'other', index), 'Other…'))
+    elements.push(button(id(call, 'other', index), 'Other…'))
   } else if (opts.length <= 5) {
     opts.forEach((o, k) => {
       elements.push(
         button(
-          id(callId, 'choose', index, k),
+          id(call, 'choose', index, k),
           optionText(o.label, k, numbered, 75),
           chosen.has(o.label) ? 'primary' : undefined,
         ),
       )
     })
-    elements.push(button(id(callId, 'other', index), 'Other…'))
+    elements.push(button(id(call, 'other', index), 'Other…'))
   } else {
     const { options, groups } = selectOptions(q, numbered)
     const initial = options.find((_, k) => chosen.has(opts[k]?.label ?? ''))
     elements.push({
       type: 'static_select',
-      action_id: id(callId, 'choose', index),
+      action_id: id(call, 'choose', index),
       placeholder: plain('Choose…'),
       ...(groups ? { option_groups: groups } : { options }),
       ...(initial ? { initial_option: initial } : {}),
     })
-    elements.push(button(id(callId, 'other', index), 'Other…'))
+    elements.push(button(id(call, 'other', index), 'Other…'))
   }
-  if (batch) elements.push(button(id(callId, 'skip', index), draft?.skipped ? 'Skipped' : 'Skip'))
+  if (batch) elements.push(button(id(call, 'skip', index), draft?.skipped ? 'Skipped' : 'Skip'))
   return [{ type: 'actions', elements }]
 }
 
@@ -487,9 +492,9 @@ function footUnit(card: CardState, live: boolean): Unit {
     const elements: ActionElement[] = []
     const needsSubmit =
       card.questions.length > 1 || (single?.multiSelect === true && card.kind === 'questions')
-    if (needsSubmit) elements.push(button(id(card.callId, 'submit'), 'Submit', 'primary'))
+    if (needsSubmit) elements.push(button(id(card, 'submit'), 'Submit', 'primary'))
     if (card.status === 'open' && card.deadline !== undefined) {
-      elements.push(button(id(card.callId, 'hold'), 'Take my time'))
+      elements.push(button(id(card, 'hold'), 'Take my time'))
     }
     if (elements.length > 0) blocks.push({ type: 'actions', elements } satisfies ActionsBlock)
   }

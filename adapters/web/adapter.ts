@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { CardHost, ChatAdapter, Destination } from '../../src/answerer/adapter.js'
 import { isLive } from '../../src/card/apply.js'
+import { cardRef } from '../../src/card/codec.js'
 import type { CardAction, CardState, Person } from '../../src/card/types.js'
 import { describeZodError } from '../../src/protocol/schemas.js'
 import { sendJson as send } from '../../src/server/api.js'
@@ -9,7 +10,8 @@ import { readJson } from '../../src/server/body.js'
 import { errorResponse, HttpError } from '../../src/server/errors.js'
 import { Router } from '../../src/server/router.js'
 import { openSse, type SseStream } from '../../src/server/sse.js'
-import type { Store } from '../../src/store/types.js'
+import { callKeyString } from '../../src/store/fold.js'
+import type { CallKey, Store } from '../../src/store/types.js'
 import { actionRequestSchema, holdRequestSchema } from './actions.js'
 import { INBOX_CSP, inboxPage } from './page.js'
 import { cardToWebView, type WebCardView } from './view.js'
@@ -20,7 +22,7 @@ export interface WebAdapterOptions {
    * Where cards and posts live (the bridge's store): the inbox then lists every card posted to
    * it, also after a restart. Without a store it shows the cards it was given since it started.
    */
-  store?: Pick<Store, 'getCard' | 'listCards' | 'listPosts'>
+  store?: Pick<Store, 'getCard' | 'listCards' | 'listPosts' | 'findCards'>
   /** How many finished cards the inbox keeps showing. @default 30 */
   recentLimit?: number
   /** SSE heartbeat interval. @default 15000 */
@@ -38,6 +40,7 @@ export interface WebAdapterOptions {
 export interface WebRef {
   web: true
   callId: string
+  agentId: string
 }
 
 /**
@@ -72,11 +75,11 @@ export class WebAdapter implements ChatAdapter {
       .add('GET', '/inbox', ({ res }) => this.page(res))
       .add('GET', '/inbox/api/cards', ({ res }) => this.listCards(res))
       .add('GET', '/inbox/api/events', ({ req, res }) => this.events(req, res))
-      .add('POST', '/inbox/api/cards/:callId/actions', ({ req, res, params }) =>
-        this.action(req, res, params.callId ?? ''),
+      .add('POST', '/inbox/api/cards/:callId/actions', ({ req, res, params, url }) =>
+        this.action(req, res, params.callId ?? '', url.searchParams.get('agentId') ?? undefined),
       )
-      .add('POST', '/inbox/api/cards/:callId/hold', ({ req, res, params }) =>
-        this.renewHold(req, res, params.callId ?? ''),
+      .add('POST', '/inbox/api/cards/:callId/hold', ({ req, res, params, url }) =>
+        this.renewHold(req, res, params.callId ?? '', url.searchParams.get('agentId') ?? undefined),
       )
   }
 
@@ -99,7 +102,7 @@ export class WebAdapter implements ChatAdapter {
   async post(card: CardState, _destination: Destination): Promise<WebRef> {
     this.remember(card)
     await this.broadcastLatest(card)
-    return { web: true, callId: card.callId }
+    return { web: true, callId: card.callId, agentId: card.agentId }
   }
 
   async update(card: CardState, _ref: unknown): Promise<void> {
@@ -108,8 +111,12 @@ export class WebAdapter implements ChatAdapter {
   }
 
   async notify(person: Person, text: string, ref?: unknown): Promise<void> {
-    const callId = (ref as Partial<WebRef> | undefined)?.callId
-    this.broadcast('notice', { userId: person.userId, text, ...(callId ? { callId } : {}) })
+    const { callId, agentId } = (ref ?? {}) as Partial<WebRef>
+    this.broadcast('notice', {
+      userId: person.userId,
+      text,
+      ...(callId ? { callId, agentId: agentId ?? 'default' } : {}),
+    })
   }
 
   /**
@@ -161,9 +168,7 @@ export class WebAdapter implements ChatAdapter {
 
   /** Live cards posted to the inbox, plus the most recently finished ones. */
   async visibleCards(): Promise<WebCardView[]> {
-    const all = this.store
-      ? await this.store.listCards<CardState>()
-      : [...this.seen.entries()].map(([callId, c]) => ({ callId, ...c }))
+    const all = this.store ? await this.store.listCards<CardState>() : [...this.seen.values()]
     const live = all.filter((c) => isLive(c.state))
     const finished = all
       .filter((c) => !isLive(c.state))
@@ -171,25 +176,47 @@ export class WebAdapter implements ChatAdapter {
       .slice(0, this.recentLimit)
     const shown: WebCardView[] = []
     for (const c of [...live, ...finished]) {
-      if (await this.postedHere(c.callId)) shown.push(cardToWebView(c.state, c.version))
+      if (await this.postedHere(c.state)) shown.push(cardToWebView(c.state, c.version))
     }
     return shown
   }
 
-  private async postedHere(callId: string): Promise<boolean> {
-    if (this.seen.has(callId)) return true
+  private async postedHere(key: CallKey): Promise<boolean> {
+    if (this.seen.has(callKeyString(key))) return true
     if (!this.store) return false
-    return (await this.store.listPosts(callId)).some((p) => p.platform === 'web')
+    return (await this.store.listPosts(key)).some((p) => p.platform === 'web')
   }
 
-  private async latest(callId: string): Promise<{ state: CardState; version: number } | undefined> {
-    if (this.store) return this.store.getCard<CardState>(callId)
-    return this.seen.get(callId)
+  private async latest(key: CallKey): Promise<{ state: CardState; version: number } | undefined> {
+    if (this.store) return this.store.getCard<CardState>(key)
+    return this.seen.get(callKeyString(key))
+  }
+
+  /**
+   * The inbox card a click names: `?agentId=` when given (the page always sends it); without,
+   * the one card with that callId in the inbox, and 409 AMBIGUOUS_CALL when several agents have one.
+   */
+  private async resolve(callId: string, agentId: string | undefined): Promise<CallKey | undefined> {
+    if (agentId !== undefined) return { agentId, callId }
+    const candidates = this.store
+      ? await this.store.findCards(callId)
+      : [...this.seen.values()].filter((c) => c.state.callId === callId).map((c) => c.state)
+    const here: CallKey[] = []
+    for (const c of candidates) if (await this.postedHere(c)) here.push({ agentId: c.agentId, callId })
+    if (here.length > 1) {
+      throw new HttpError(
+        409,
+        'AMBIGUOUS_CALL',
+        `callId "${callId}" names questions of several agents; say which with ?agentId=`,
+      )
+    }
+    return here[0]
   }
 
   private remember(card: CardState): void {
-    const prev = this.seen.get(card.callId)
-    this.seen.set(card.callId, { state: card, version: (prev?.version ?? 0) + 1 })
+    const k = callKeyString(card)
+    const prev = this.seen.get(k)
+    this.seen.set(k, { state: card, version: (prev?.version ?? 0) + 1 })
     // Bounded: the store (when there is one) keeps the rest.
     if (this.seen.size > 1000) {
       const oldest = this.seen.keys().next().value
@@ -206,12 +233,19 @@ export class WebAdapter implements ChatAdapter {
   }
 
   /** The page's heartbeat while it holds a wait: `{held: false}` once the hold is gone. */
-  private async renewHold(req: IncomingMessage, res: ServerResponse, callId: string): Promise<void> {
+  private async renewHold(
+    req: IncomingMessage,
+    res: ServerResponse,
+    callId: string,
+    agentId: string | undefined,
+  ): Promise<void> {
     const parsed = holdRequestSchema.safeParse(await this.readJsonBody(req))
     if (!parsed.success)
       throw new HttpError(400, 'BAD_HOLD', `bad hold renewal: ${describeZodError(parsed.error)}`)
     if (!this.host) throw new HttpError(503, 'NOT_STARTED', 'the inbox is not started yet')
-    const held = (await this.host.renewHold?.(callId, personOf(parsed.data.person?.name))) ?? false
+    const key = await this.resolve(callId, agentId)
+    const person = personOf(parsed.data.person?.name)
+    const held = key ? ((await this.host.renewHold?.(cardRef(key), person)) ?? false) : false
     send(res, 200, { held })
   }
 
@@ -223,19 +257,25 @@ export class WebAdapter implements ChatAdapter {
     return readJson(req)
   }
 
-  private async action(req: IncomingMessage, res: ServerResponse, callId: string): Promise<void> {
+  private async action(
+    req: IncomingMessage,
+    res: ServerResponse,
+    callId: string,
+    agentId: string | undefined,
+  ): Promise<void> {
     const parsed = actionRequestSchema.safeParse(await this.readJsonBody(req))
     if (!parsed.success)
       throw new HttpError(400, 'BAD_ACTION', `bad action: ${describeZodError(parsed.error)}`)
     if (!this.host) throw new HttpError(503, 'NOT_STARTED', 'the inbox is not started yet')
-    const exists = await this.latest(callId)
-    if (!exists || !(await this.postedHere(callId))) {
+    const key = await this.resolve(callId, agentId)
+    const exists = key && (await this.latest(key))
+    if (!key || !exists || !(await this.postedHere(key))) {
       throw new HttpError(404, 'NOT_FOUND', `no question "${callId}" in the inbox`)
     }
     const actor = personOf(parsed.data.person?.name)
     // JSON cannot carry an explicit undefined, so the parsed action is a CardAction as-is.
     const outcome = await this.host.handle({
-      callId,
+      ...cardRef(key),
       interaction: {
         id: parsed.data.id ?? `web-${randomUUID()}`,
         actor,
@@ -243,7 +283,7 @@ export class WebAdapter implements ChatAdapter {
         at: this.now(),
       },
     })
-    const stored = this.store ? await this.store.getCard<CardState>(callId) : undefined
+    const stored = this.store ? await this.store.getCard<CardState>(key) : undefined
     const card = stored?.state ?? outcome.card ?? exists.state
     send(res, 200, {
       ok: outcome.ok,
@@ -257,7 +297,7 @@ export class WebAdapter implements ChatAdapter {
   /** Send the stored (latest) state, so a late, out-of-order update never rolls a page back. */
   private async broadcastLatest(card: CardState): Promise<void> {
     if (this.clients.size === 0) return
-    const latest = await this.latest(card.callId)
+    const latest = await this.latest(card)
     this.broadcast('card', latest ? cardToWebView(latest.state, latest.version) : cardToWebView(card))
   }
 

@@ -62,12 +62,16 @@ function newId() {
 
 function live(card) { return card.status === 'open' || card.status === 'continued'; }
 
-async function act(callId, action) {
+// callIds are unique per agent only: a card is known by both.
+function keyOf(card) { return card.agentId + '\u0000' + card.callId; }
+
+async function act(card, action) {
+  var callId = keyOf(card);
   notices[callId] = undefined;
   var body = { action: action, person: myName() ? { name: myName() } : {}, id: newId() };
   var res, data;
   try {
-    res = await fetch('/inbox/api/cards/' + encodeURIComponent(callId) + '/actions', {
+    res = await fetch('/inbox/api/cards/' + encodeURIComponent(card.callId) + '/actions?agentId=' + encodeURIComponent(card.agentId), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -90,9 +94,9 @@ async function act(callId, action) {
 }
 
 function upsert(view) {
-  var cur = cards.get(view.callId);
+  var cur = cards.get(keyOf(view));
   if (cur && cur.version !== undefined && view.version !== undefined && view.version < cur.version) return;
-  cards.set(view.callId, view);
+  cards.set(keyOf(view), view);
   renderAll();
 }
 
@@ -132,7 +136,7 @@ function renderQuestion(card, q, single) {
         'aria-pressed': chosen ? 'true' : 'false',
         'data-option': o.label,
         onclick: function () {
-          act(card.callId, { type: q.multiSelect ? 'toggle' : 'choose', questionId: q.id, label: o.label });
+          act(card, { type: q.multiSelect ? 'toggle' : 'choose', questionId: q.id, label: o.label });
         },
       }, o.label, o.description ? h('span', { className: 'desc', text: o.description }) : null));
     });
@@ -141,17 +145,17 @@ function renderQuestion(card, q, single) {
   var freeText = q.options.length === 0;
   var other = textBox(card.callId, q.id, 'other', freeText ? 'Your answer' : 'Other…', false);
   var send = function () {
-    var text = (inputs[inputKey(card.callId, q.id, 'other')] || '').trim();
-    if (!text) { notices[card.callId] = { kind: 'bad', text: 'Please type an answer first.' }; renderAll(); return; }
-    act(card.callId, { type: 'other', questionId: q.id, text: text }).then(function (ok) {
-      if (ok) inputs[inputKey(card.callId, q.id, 'other')] = '';
+    var text = (inputs[inputKey(keyOf(card), q.id, 'other')] || '').trim();
+    if (!text) { notices[keyOf(card)] = { kind: 'bad', text: 'Please type an answer first.' }; renderAll(); return; }
+    act(card, { type: 'other', questionId: q.id, text: text }).then(function (ok) {
+      if (ok) inputs[inputKey(keyOf(card), q.id, 'other')] = '';
     });
   };
   other.addEventListener('keydown', function (e) { if (e.key === 'Enter') { e.preventDefault(); send(); } });
   var row = h('div', { className: 'other' }, other,
     h('button', { onclick: send, 'data-send': q.id }, freeText ? (single && !q.multiSelect ? 'Send' : 'Set answer') : 'Use my answer'));
   if (!single) row.appendChild(h('button', { className: 'link', 'data-skip': q.id, onclick: function () {
-    act(card.callId, { type: 'skip', questionId: q.id });
+    act(card, { type: 'skip', questionId: q.id });
   } }, 'Skip'));
   box.appendChild(row);
   var notes = [];
@@ -237,7 +241,7 @@ function renderCard(card) {
       head.appendChild(h('span', { className: 'countdown', 'data-deadline': card.deadline, text: fmt(card.deadline - Date.now()) + ' left' }));
     }
     head.appendChild(h('button', { className: 'link', 'data-hold': card.callId, onclick: function () {
-      act(card.callId, { type: holding ? 'release' : 'hold' });
+      act(card, { type: holding ? 'release' : 'hold' });
     } }, holding ? 'Resume the timer' : 'Take my time'));
   }
   el.appendChild(head);
@@ -262,7 +266,7 @@ function renderCard(card) {
     }
   });
   if (open) body.appendChild(renderActions(card, single));
-  var n = notices[card.callId];
+  var n = notices[keyOf(card)];
   if (n) body.appendChild(h('div', { className: 'notice ' + n.kind, role: n.kind === 'bad' ? 'alert' : 'status', text: n.text }));
   el.appendChild(body);
   return el;
@@ -272,19 +276,19 @@ function renderActions(card, single) {
   var row = h('div', { className: 'actions' });
   var i = card.intent || {};
   if (card.kind === 'approval') {
-    row.appendChild(h('button', { className: 'approve', 'data-act': 'approve', onclick: function () { act(card.callId, { type: 'approve' }); } }, i.approve));
-    if (i.always) row.appendChild(h('button', { 'data-act': 'always', onclick: function () { act(card.callId, { type: 'always' }); } }, i.always));
-    row.appendChild(h('button', { className: 'reject', 'data-act': 'reject', onclick: function () { act(card.callId, { type: 'reject' }); } }, i.reject));
+    row.appendChild(h('button', { className: 'approve', 'data-act': 'approve', onclick: function () { act(card, { type: 'approve' }); } }, i.approve));
+    if (i.always) row.appendChild(h('button', { 'data-act': 'always', onclick: function () { act(card, { type: 'always' }); } }, i.always));
+    row.appendChild(h('button', { className: 'reject', 'data-act': 'reject', onclick: function () { act(card, { type: 'reject' }); } }, i.reject));
     if (card.quorum > 1) row.appendChild(h('span', { className: 'quorum', text: card.approvals.length + ' of ' + card.quorum + ' approvals' + (card.approvals.length ? ' (' + card.approvals.join(', ') + ')' : '') }));
     return row;
   }
   if (card.kind === 'plan-review') {
     var wrap = h('div', {});
     var fb = textBox(card.callId, '', 'feedback', 'What should change? (optional)', true);
-    row.appendChild(h('button', { className: 'approve', 'data-act': 'approve', onclick: function () { act(card.callId, { type: 'approve' }); } }, i.approve));
+    row.appendChild(h('button', { className: 'approve', 'data-act': 'approve', onclick: function () { act(card, { type: 'approve' }); } }, i.approve));
     row.appendChild(h('button', { className: 'reject', 'data-act': 'decline', onclick: function () {
-      var text = (inputs[inputKey(card.callId, '', 'feedback')] || '').trim();
-      act(card.callId, text ? { type: 'decline', feedback: text } : { type: 'decline' });
+      var text = (inputs[inputKey(keyOf(card), '', 'feedback')] || '').trim();
+      act(card, text ? { type: 'decline', feedback: text } : { type: 'decline' });
     } }, i.decline || 'Request changes'));
     wrap.appendChild(h('div', { className: 'decline-box' }, fb));
     wrap.appendChild(row);
@@ -294,7 +298,7 @@ function renderActions(card, single) {
   var needsSubmit = !single || (q0 && q0.multiSelect);
   if (needsSubmit) {
     row.appendChild(h('span', { className: 'grow' }));
-    row.appendChild(h('button', { className: 'primary', 'data-act': 'submit', onclick: function () { act(card.callId, { type: 'submit' }); } }, 'Submit'));
+    row.appendChild(h('button', { className: 'primary', 'data-act': 'submit', onclick: function () { act(card, { type: 'submit' }); } }, 'Submit'));
   }
   return row;
 }
@@ -340,7 +344,7 @@ setInterval(function () {
   cards.forEach(function (card) {
     var mine = card.status === 'open' && card.holders.some(function (p) { return p.userId === myUserId(); });
     if (!mine) return;
-    fetch('/inbox/api/cards/' + encodeURIComponent(card.callId) + '/hold', {
+    fetch('/inbox/api/cards/' + encodeURIComponent(card.callId) + '/hold?agentId=' + encodeURIComponent(card.agentId), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ person: myName() ? { name: myName() } : {} }),
@@ -353,7 +357,7 @@ async function load() {
   if (!res.ok) throw new Error('HTTP ' + res.status);
   var data = await res.json();
   cards = new Map();
-  data.cards.forEach(function (c) { cards.set(c.callId, c); });
+  data.cards.forEach(function (c) { cards.set(keyOf(c), c); });
   renderAll();
 }
 
@@ -362,14 +366,14 @@ function connect() {
   es.addEventListener('open', function () { liveDot.classList.add('live'); liveDot.title = 'live'; load().catch(function () {}); });
   es.addEventListener('card', function (e) {
     var view = JSON.parse(e.data);
-    var before = cards.get(view.callId);
+    var before = cards.get(keyOf(view));
     // A card that just closed drops its stale hints ("please answer or skip").
-    if (before && live(before) && !live(view)) notices[view.callId] = undefined;
+    if (before && live(before) && !live(view)) notices[keyOf(view)] = undefined;
     upsert(view);
   });
   es.addEventListener('notice', function (e) {
     var n = JSON.parse(e.data);
-    if (n.userId === myUserId() && n.callId) { notices[n.callId] = { kind: 'info', text: n.text }; renderAll(); }
+    if (n.userId === myUserId() && n.callId) { notices[keyOf(n)] = { kind: 'info', text: n.text }; renderAll(); }
   });
   es.addEventListener('error', function () { liveDot.classList.remove('live'); liveDot.title = 'reconnecting'; });
 }

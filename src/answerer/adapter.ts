@@ -1,3 +1,4 @@
+import type { CardRef } from '../card/codec.js'
 import type { CardState, Destination, Interaction, Person } from '../card/types.js'
 
 export type { Destination }
@@ -7,9 +8,8 @@ export function destinationKey(d: Destination): string {
   return [d.platform, d.channel ?? '', d.user ? `@${d.user}` : ''].join(':')
 }
 
-/** What a platform decoded from a payload: which card, and the interaction to apply. */
-export interface InboundInteraction {
-  callId: string
+/** What a platform decoded from a payload: which card (callId and agent tag), and the interaction. */
+export interface InboundInteraction extends CardRef {
   interaction: Interaction
 }
 
@@ -25,17 +25,18 @@ export interface InteractionOutcome {
 /** What the answerer offers an adapter: apply interactions, read cards. */
 export interface CardHost {
   handle(input: InboundInteraction): Promise<InteractionOutcome>
-  getCard(callId: string): Promise<CardState | undefined>
+  /** The card a component names (its callId and agent tag). */
+  getCard(ref: CardRef): Promise<CardState | undefined>
   /**
    * Whether this person may answer the card now (live, and an allowed responder). For a quick
    * check before opening a form; the answer to the submitted form is still decided by `handle`.
    */
-  mayAnswer?(callId: string, person: Person): Promise<{ ok: boolean; message?: string }>
+  mayAnswer?(ref: CardRef, person: Person): Promise<{ ok: boolean; message?: string }>
   /**
    * A sign of life from someone holding a timed wait ("Take my time") on a surface with a hold
    * lease (see {@link ChatAdapter.holdLeaseMs}). False when they hold nothing (any more).
    */
-  renewHold?(callId: string, person: Person): Promise<boolean>
+  renewHold?(ref: CardRef, person: Person): Promise<boolean>
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { CardState } from '../card/types.js'
-import type { Store, VersionedCard } from '../store/types.js'
+import type { CallKey, Store, VersionedCard } from '../store/types.js'
 
 /** How many times a compare-and-set is retried when someone else changed the card in between. */
 const CAS_ATTEMPTS = 20
@@ -14,15 +14,15 @@ export type CasStep<T> = { done: T } | { write: CardState; after: (version: numb
  */
 export async function compareAndSet<T>(
   store: Pick<Store, 'getCard' | 'casCard'>,
-  callId: string,
+  call: CallKey,
   decide: (current: VersionedCard<CardState> | undefined) => CasStep<T> | Promise<CasStep<T>>,
   busy: () => T,
 ): Promise<T> {
   for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-    const current = await store.getCard<CardState>(callId)
+    const current = await store.getCard<CardState>(call)
     const step = await decide(current)
     if ('done' in step) return step.done
-    const version = await store.casCard(callId, current?.version ?? 0, step.write)
+    const version = await store.casCard(call, current?.version ?? 0, step.write)
     if (version !== undefined) return step.after(version)
   }
   return busy()

@@ -1,4 +1,5 @@
 import { applyInteraction, finishedRefusal, isLive, samePerson, withStatus } from '../card/apply.js'
+import { type CardRef, refMatches } from '../card/codec.js'
 import type { CardState, Destination, Person } from '../card/types.js'
 import { type Logger, silentLogger } from '../log.js'
 import type { OnCallLookup } from '../oncall/lookup.js'
@@ -8,6 +9,8 @@ import type { Answerer, AnswererRequest, AskUserQuestionAnswer } from '../protoc
 import { ResponderPolicy } from '../routing/policy.js'
 import { defaultRouter, type Router } from '../routing/types.js'
 import type { UserQuestionService } from '../service/service.js'
+import { callKeyOf, callKeyString } from '../store/fold.js'
+import type { CallKey } from '../store/types.js'
 import type { CardHost, ChatAdapter, InboundInteraction, InteractionOutcome } from './adapter.js'
 import { compareAndSet } from './cas.js'
 import { CardCopies } from './copies.js'
@@ -102,7 +105,7 @@ export class ChatAnswerer {
       service: this.service,
       now: this.now,
       maxMs: options.holdMaxMs ?? 600_000,
-      expired: (callId, person) => this.background(this.dropHolder(callId, person)),
+      expired: (call, person) => this.background(this.dropHolder(call, person)),
     })
     this.policy = new ResponderPolicy({
       groupMembers: async (platform, groupId) => this.adapters.get(platform)?.groupMembers?.(groupId),
@@ -113,16 +116,19 @@ export class ChatAnswerer {
     this.answerer = (request, next) => this.answer(request, next)
     this.host = {
       handle: (input) => this.handle(input),
-      getCard: async (callId) => (await this.store.getCard<CardState>(callId))?.state,
-      mayAnswer: async (callId, person) => {
-        const card = (await this.store.getCard<CardState>(callId))?.state
+      getCard: async (ref) => (await this.cardOf(ref))?.state,
+      mayAnswer: async (ref, person) => {
+        const card = (await this.cardOf(ref))?.state
         if (!card) return { ok: false, message: GONE }
         if (!isLive(card)) return { ok: false, message: finishedRefusal(card).message }
         if (!(await this.policy.allows(card, this.people.identify(person))))
           return { ok: false, message: NOT_ALLOWED }
         return { ok: true }
       },
-      renewHold: async (callId, person) => this.holds.renew(callId, this.people.identify(person)),
+      renewHold: async (ref, person) => {
+        const key = await this.resolve(ref)
+        return key ? this.holds.renew(key, this.people.identify(person)) : false
+      },
     }
   }
 
@@ -130,14 +136,28 @@ export class ChatAnswerer {
     return this.service.store
   }
 
+  /**
+   * The card a component names. A tagged reference names one agent's card; an untagged one
+   * (posted before agents were part of the key) names the oldest card with that callId.
+   */
+  private async resolve(ref: CardRef): Promise<CallKey | undefined> {
+    const card = (await this.store.findCards(ref.callId)).find((c) => refMatches(ref, c))
+    return card ? callKeyOf(card) : undefined
+  }
+
+  private async cardOf(ref: CardRef) {
+    const key = await this.resolve(ref)
+    return key ? this.store.getCard<CardState>(key) : undefined
+  }
+
   /** Start every adapter, follow the calls' lifecycle, and resume escalation timers. */
   async start(): Promise<void> {
     this.unsubscribe.push(
-      followLifecycle(this.service, (callId, change) =>
+      followLifecycle(this.service, (call, change) =>
         this.background(
           applyLifecycle(
             { service: this.service, holds: this.holds, mutate: (id, c) => this.mutate(id, c) },
-            callId,
+            call,
             change,
           ),
         ),
@@ -175,12 +195,13 @@ export class ChatAnswerer {
     if (destinations.length === 0) return next()
     // Wait first, then post: a click on the first copy while later copies are still being
     // posted (or right after a re-attach finds the card) must find someone waiting.
+    const key = keyOfRequest(request)
     const waiting = this.waitFor(request)
     try {
       const opened = await openCard(this.opening, request, plan, destinations)
       const card = opened.state
       if (card.status === 'answered' && card.result) {
-        this.waiters.get(request.callId)?.drop()
+        this.waiters.get(callKeyString(key))?.drop()
         return card.result
       }
       const posted = await this.copies.post(card, destinations)
@@ -188,10 +209,10 @@ export class ChatAnswerer {
         throw new UserQuestionError('PROVIDER_ERROR', 'the question could not be posted to any destination')
       }
       // A change that landed while copies were being posted found no post to update: catch up.
-      const now = await this.store.getCard<CardState>(card.callId)
-      if (now && now.version !== opened.version) this.background(this.copies.refresh(card.callId))
+      const now = await this.store.getCard<CardState>(key)
+      if (now && now.version !== opened.version) this.background(this.copies.refresh(key))
     } catch (error) {
-      this.waiters.get(request.callId)?.drop()
+      this.waiters.get(callKeyString(key))?.drop()
       throw error
     }
     return waiting
@@ -202,10 +223,11 @@ export class ChatAnswerer {
    * the cards then say comes from the call's lifecycle events ({@link followLifecycle}), not from here.
    */
   private waitFor(request: AnswererRequest): Promise<AskUserQuestionAnswer> {
+    const k = callKeyString(keyOfRequest(request))
     const waiting = new Promise<AskUserQuestionAnswer>((resolve, reject) => {
       const { signal } = request
       const finish = () => {
-        if (this.waiters.get(request.callId) === waiter) this.waiters.delete(request.callId)
+        if (this.waiters.get(k) === waiter) this.waiters.delete(k)
         signal.removeEventListener('abort', onAbort)
       }
       const onAbort = () => {
@@ -222,7 +244,7 @@ export class ChatAnswerer {
       }
       if (signal.aborted) return onAbort()
       signal.addEventListener('abort', onAbort, { once: true })
-      this.waiters.set(request.callId, waiter)
+      this.waiters.set(k, waiter)
     })
     // Until it is returned, a rejection (an abort while posting) must not go unhandled.
     waiting.catch(() => {})
@@ -231,14 +253,14 @@ export class ChatAnswerer {
 
   // ---- interactions ----
 
-  private handle(input: InboundInteraction): Promise<InteractionOutcome> {
-    const { callId } = input
+  private async handle(input: InboundInteraction): Promise<InteractionOutcome> {
+    const key = await this.resolve(input)
     // One person is one approver, whichever platform (or signed-in inbox) they answer from.
     const actor = this.people.identify(input.interaction.actor)
     const interaction = { ...input.interaction, actor }
     const audit = (refused: boolean, code?: string) =>
       this.store.audit({
-        callId,
+        ...(key ?? { callId: input.callId }),
         kind: 'interaction',
         platform: actor.platform,
         actor: {
@@ -254,9 +276,10 @@ export class ChatAnswerer {
       await audit(true, code)
       return { done: { ok: false, message, ...(card ? { card } : {}) } }
     }
+    if (!key) return (await refuse('unknown-call', GONE)).done
     return compareAndSet<InteractionOutcome>(
       this.store,
-      callId,
+      key,
       async (current) => {
         if (!current) return refuse('unknown-call', GONE)
         const card = current.state
@@ -275,9 +298,9 @@ export class ChatAnswerer {
             // A surface that renews holds (the inbox's heartbeat) gives them a lease.
             const lease = this.adapters.get(input.interaction.actor.platform)?.holdLeaseMs
             if (type === 'hold') this.holds.claim(next, actor, lease)
-            if (type === 'release') this.holds.release(callId, actor)
+            if (type === 'release') this.holds.release(key, actor)
             if (result.completed) await this.completed(card, next)
-            this.background(this.copies.refresh(callId))
+            this.background(this.copies.refresh(key))
             return { ok: true, card: next, ...(result.notice ? { message: result.notice } : {}) }
           },
         }
@@ -288,9 +311,10 @@ export class ChatAnswerer {
 
   /** A card just completed: hand the answer to the waiting ask, or queue it as a late reply. */
   private async completed(before: CardState, card: CardState): Promise<void> {
-    this.holds.releaseAll(card.callId)
+    const key = callKeyOf(card)
+    this.holds.releaseAll(key)
     await this.store.audit({
-      callId: card.callId,
+      ...key,
       kind: 'completed',
       ...(card.answeredBy ? { actor: card.answeredBy, platform: card.answeredBy.platform } : {}),
       // A reason typed with Approve or Reject is askbridge's own note beside the answer.
@@ -298,7 +322,7 @@ export class ChatAnswerer {
     })
     const answer = card.result
     if (!answer) return
-    const waiter = this.waiters.get(card.callId)
+    const waiter = this.waiters.get(callKeyString(key))
     if (before.status === 'open' && waiter && !waiter.signal.aborted) {
       waiter.resolve(answer)
       // The window may close in the same instant: if the ask still ends pending, reply late.
@@ -318,17 +342,17 @@ export class ChatAnswerer {
   }
 
   private async deliverLate(card: CardState, answer: AskUserQuestionAnswer): Promise<void> {
-    const call = await this.service.getCall(card.callId)
+    const call = await this.service.getCall(callKeyOf(card))
     if (call?.state !== 'continued') return // open blocking call: the re-attached ask collects it
     try {
       await this.service.answer(card.agentId, card.callId, answer)
     } catch (error) {
-      this.log.warn('late answer not queued', { callId: card.callId, error })
+      this.log.warn('late answer not queued', { ...callKeyOf(card), error })
     }
   }
 
-  private async dropHolder(callId: string, person: Person): Promise<void> {
-    await this.mutate(callId, (card) =>
+  private async dropHolder(call: CallKey, person: Person): Promise<void> {
+    await this.mutate(call, (card) =>
       card.holders.some((p) => samePerson(p, person))
         ? { ...card, holders: card.holders.filter((p) => !samePerson(p, person)) }
         : undefined,
@@ -340,20 +364,23 @@ export class ChatAnswerer {
   /**
    * Tell the cards a question was answered somewhere else (a host's own terminal UI won the race):
    * every copy says so and loses its buttons. Call it before aborting askbridge's answerer.
-   * Returns false when the card was already finished or is unknown.
-   * @example chat.answeredElsewhere(request.callId)
+   * Returns false when the card was already finished or is unknown. A bare callId names the
+   * `default` agent's call.
+   * @example chat.answeredElsewhere({ agentId: request.agent?.id ?? 'default', callId: request.callId })
    */
-  answeredElsewhere(callId: string): Promise<boolean> {
-    return this.mutate(callId, (card) =>
+  answeredElsewhere(call: CallKey | string): Promise<boolean> {
+    const key = typeof call === 'string' ? { agentId: 'default', callId: call } : callKeyOf(call)
+    return this.mutate(key, (card) =>
       isLive(card) ? withStatus(card, 'elsewhere', 'answered elsewhere') : undefined,
     )
   }
 
   /** Compare-and-set a change (`change` returns undefined for none) and update every copy. */
-  private mutate(callId: string, change: (card: CardState) => CardState | undefined): Promise<boolean> {
+  private mutate(call: CallKey, change: (card: CardState) => CardState | undefined): Promise<boolean> {
+    const key = callKeyOf(call)
     return compareAndSet(
       this.store,
-      callId,
+      key,
       (current) => {
         const next = current ? change(current.state) : undefined
         if (!current || !next) return { done: false }
@@ -362,8 +389,8 @@ export class ChatAnswerer {
           after: async () => {
             // Only lifecycle changes are audited as such; an escalation tier or a holder leaving is not one.
             if (next.status !== current.state.status)
-              await this.store.audit({ callId, kind: `status:${next.status}` })
-            this.background(this.copies.refresh(callId))
+              await this.store.audit({ ...key, kind: `status:${next.status}` })
+            this.background(this.copies.refresh(key))
             return true
           },
         }
@@ -373,8 +400,8 @@ export class ChatAnswerer {
   }
 
   /** Bring every copy of a card up to date (see copies.ts). */
-  refresh(callId: string): Promise<void> {
-    return this.copies.refresh(callId)
+  refresh(call: CallKey): Promise<void> {
+    return this.copies.refresh(call)
   }
 
   /** Fire escalation tiers that are due (see escalation.ts); also run by a timer. */
@@ -384,8 +411,13 @@ export class ChatAnswerer {
       now: this.now,
       log: this.log,
       staffer: this.staffer,
-      mutate: (callId, change) => this.mutate(callId, change),
+      mutate: (call, change) => this.mutate(call, change),
       postCopies: (card, destinations, keySuffix) => this.copies.post(card, destinations, keySuffix),
     })
   }
+}
+
+/** A request's call key (a request without an agent is the `default` agent's). */
+function keyOfRequest(request: AnswererRequest): CallKey {
+  return { agentId: request.agent?.id ?? 'default', callId: request.callId }
 }

@@ -1,6 +1,7 @@
 import type { CardState, Destination } from '../card/types.js'
 import type { Logger } from '../log.js'
-import type { Store } from '../store/types.js'
+import { callKeyOf, callKeyString } from '../store/fold.js'
+import type { CallKey, Store } from '../store/types.js'
 import { type ChatAdapter, destinationKey } from './adapter.js'
 
 export interface CopiesOptions {
@@ -24,7 +25,8 @@ export class CardCopies {
 
   /** Post the card to each destination that has no copy yet. Returns how many copies exist. */
   async post(card: CardState, destinations: Destination[], keySuffix = ''): Promise<number> {
-    const existing = new Set((await this.#o.store.listPosts(card.callId)).map((p) => p.destKey))
+    const key = callKeyOf(card)
+    const existing = new Set((await this.#o.store.listPosts(key)).map((p) => p.destKey))
     let count = 0
     await Promise.all(
       destinations.map(async (destination) => {
@@ -38,7 +40,7 @@ export class CardCopies {
         try {
           const ref = await adapter.post(card, destination)
           await this.#o.store.addPost({
-            callId: card.callId,
+            ...key,
             destKey,
             platform: destination.platform,
             ref: ref ?? null,
@@ -46,9 +48,9 @@ export class CardCopies {
           })
           count++
         } catch (error) {
-          this.#o.log.error('posting a card failed', { callId: card.callId, destination: destKey, error })
+          this.#o.log.error('posting a card failed', { ...key, destination: destKey, error })
           await this.#o.store.audit({
-            callId: card.callId,
+            ...key,
             kind: 'post-failed',
             platform: destination.platform,
             detail: { destination: destKey, message: error instanceof Error ? error.message : String(error) },
@@ -63,8 +65,10 @@ export class CardCopies {
    * Bring every copy of a card up to date. Updates for one card never overlap; changes that land
    * while an update runs are folded into one more pass with the latest state.
    */
-  refresh(callId: string): Promise<void> {
-    const running = this.#updates.get(callId)
+  refresh(call: CallKey): Promise<void> {
+    const key = callKeyOf(call)
+    const k = callKeyString(key)
+    const running = this.#updates.get(k)
     if (running) {
       running.dirty = true
       return running.promise
@@ -74,27 +78,27 @@ export class CardCopies {
       try {
         while (entry.dirty) {
           entry.dirty = false
-          const card = (await this.#o.store.getCard<CardState>(callId))?.state
+          const card = (await this.#o.store.getCard<CardState>(key))?.state
           if (!card) return
-          const posts = await this.#o.store.listPosts(callId)
+          const posts = await this.#o.store.listPosts(key)
           await Promise.all(
             posts.map(async (post) => {
               const adapter = this.#o.adapters.get(post.platform)
               if (!adapter) return
               try {
                 const next = await adapter.update(card, post.ref)
-                if (next !== undefined) await this.#o.store.updatePost(callId, post.destKey, next)
+                if (next !== undefined) await this.#o.store.updatePost(key, post.destKey, next)
               } catch (error) {
-                this.#o.log.error('updating a card failed', { callId, destination: post.destKey, error })
+                this.#o.log.error('updating a card failed', { ...key, destination: post.destKey, error })
               }
             }),
           )
         }
       } finally {
-        this.#updates.delete(callId)
+        this.#updates.delete(k)
       }
     })()
-    this.#updates.set(callId, entry)
+    this.#updates.set(k, entry)
     return entry.promise
   }
 

@@ -1,7 +1,7 @@
 import { isLive } from '../card/apply.js'
 import type { CardState, Destination } from '../card/types.js'
 import type { Logger } from '../log.js'
-import type { Store } from '../store/types.js'
+import type { CallKey, Store } from '../store/types.js'
 import { escalationTargets, mergeResponders, type Staffer } from './staffing.js'
 
 export interface EscalationDeps {
@@ -10,7 +10,7 @@ export interface EscalationDeps {
   log: Logger
   staffer: Staffer
   /** Compare-and-set a change to a card (undefined: no change); true when written. */
-  mutate: (callId: string, change: (card: CardState) => CardState | undefined) => Promise<boolean>
+  mutate: (call: CallKey, change: (card: CardState) => CardState | undefined) => Promise<boolean>
   /** Post the card to destinations that have no copy under this key suffix yet. */
   postCopies: (card: CardState, destinations: Destination[], keySuffix: string) => Promise<number>
 }
@@ -21,8 +21,10 @@ export interface EscalationDeps {
  */
 export async function escalate(deps: EscalationDeps): Promise<void> {
   const { store, now, log } = deps
-  const cards = await store.listCards<CardState>()
-  for (const { callId, state } of cards) {
+  // Only live cards: the work grows with open questions, not with history.
+  const cards = await store.listCards<CardState>({ statuses: ['open', 'continued'] })
+  for (const { agentId, callId, state } of cards) {
+    const key = { agentId, callId }
     if (!isLive(state) || !state.escalation) continue
     let card = state
     while (card.escalated < (card.escalation?.length ?? 0)) {
@@ -32,7 +34,7 @@ export async function escalate(deps: EscalationDeps): Promise<void> {
       // The next on-call level, looked up when the tier is due: mentioned, and allowed to answer.
       const staffing = tier.oncall ? await deps.staffer.onCall(tier.oncall, tier.oncall.level) : undefined
       let fired: CardState | undefined
-      const ok = await deps.mutate(callId, (c) => {
+      const ok = await deps.mutate(key, (c) => {
         if (c.escalated !== index || !isLive(c)) return undefined
         fired = { ...c, escalated: index + 1 }
         if (staffing) {
@@ -44,8 +46,8 @@ export async function escalate(deps: EscalationDeps): Promise<void> {
       if (!ok || !fired) break
       card = fired
       await deps.postCopies(card, escalationTargets(tier, card, staffing), `#escalation-${index + 1}`)
-      await store.audit({ callId, kind: 'escalated', detail: { tier: index + 1, after: tier.afterMs } })
-      log.info('question escalated', { callId, tier: index + 1 })
+      await store.audit({ ...key, kind: 'escalated', detail: { tier: index + 1, after: tier.afterMs } })
+      log.info('question escalated', { ...key, tier: index + 1 })
     }
   }
 }

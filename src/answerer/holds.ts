@@ -1,5 +1,7 @@
 import type { CardState, Person } from '../card/types.js'
 import type { UserQuestionService } from '../service/service.js'
+import { callKeyOf, callKeyString } from '../store/fold.js'
+import type { CallKey } from '../store/types.js'
 
 export interface HoldsOptions {
   service: UserQuestionService
@@ -7,7 +9,7 @@ export interface HoldsOptions {
   /** The longest a hold lasts, renewed or not. */
   maxMs: number
   /** A hold ended by itself (its lease or the maximum ran out): drop the person from the card. */
-  expired: (callId: string, person: Person) => void
+  expired: (call: CallKey, person: Person) => void
 }
 
 interface Hold {
@@ -19,8 +21,8 @@ interface Hold {
   leaseMs: number | undefined
 }
 
-const keyOf = (callId: string, person: Pick<Person, 'platform' | 'userId'>) =>
-  `${callId}\u0000${person.platform}:${person.userId}`
+const keyOf = (call: CallKey, person: Pick<Person, 'platform' | 'userId'>) =>
+  `${callKeyString(call)}\u0000${person.platform}:${person.userId}`
 
 /**
  * "Take my time" and open forms: while a person holds a timed wait, the service's timer waits
@@ -39,15 +41,16 @@ export class Holds {
   /** Claim the card's timed wait for a person. `leaseMs`: how long it lasts without a renewal. */
   claim(card: CardState, person: Person, leaseMs?: number): void {
     if (card.deadline === undefined || card.status !== 'open') return
-    const key = keyOf(card.callId, person)
+    const call = callKeyOf(card)
+    const key = keyOf(call, person)
     if (this.#holds.has(key)) {
-      this.renew(card.callId, person)
+      this.renew(call, person)
       return
     }
     const controller = new AbortController()
     const hold: Hold = { controller, claimedAt: this.#options.now(), leaseMs }
     this.#holds.set(key, hold)
-    this.#arm(key, card.callId, person, hold)
+    this.#arm(key, call, person, hold)
     const { service } = this.#options
     void (async () => {
       for await (const _frame of service.attachWait(card.agentId, card.callId, controller.signal)) {
@@ -57,29 +60,30 @@ export class Holds {
   }
 
   /** A sign of life from the holder: the lease starts again. False when there is no such hold. */
-  renew(callId: string, person: Person): boolean {
-    const key = keyOf(callId, person)
+  renew(call: CallKey, person: Person): boolean {
+    const key = keyOf(call, person)
     const hold = this.#holds.get(key)
     if (!hold) return false
-    this.#arm(key, callId, person, hold)
+    this.#arm(key, call, person, hold)
     return true
   }
 
   /** The person let go. True when they held the wait. */
-  release(callId: string, person: Person): boolean {
-    return this.#end(keyOf(callId, person))
+  release(call: CallKey, person: Person): boolean {
+    return this.#end(keyOf(call, person))
   }
 
   /** The card finished: every hold on it ends. */
-  releaseAll(callId: string): void {
-    for (const key of [...this.#holds.keys()].filter((k) => k.startsWith(`${callId}\u0000`))) this.#end(key)
+  releaseAll(call: CallKey): void {
+    const prefix = `${callKeyString(call)}\u0000`
+    for (const key of [...this.#holds.keys()].filter((k) => k.startsWith(prefix))) this.#end(key)
   }
 
   stop(): void {
     for (const key of [...this.#holds.keys()]) this.#end(key)
   }
 
-  #arm(key: string, callId: string, person: Person, hold: Hold): void {
+  #arm(key: string, call: CallKey, person: Person, hold: Hold): void {
     clearTimeout(hold.timer)
     const now = this.#options.now()
     const until = Math.min(
@@ -88,7 +92,7 @@ export class Holds {
     )
     hold.timer = setTimeout(
       () => {
-        if (this.#end(key)) this.#options.expired(callId, person)
+        if (this.#end(key)) this.#options.expired(call, person)
       },
       Math.max(0, until - now),
     )

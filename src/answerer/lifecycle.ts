@@ -2,6 +2,8 @@ import { isLive, withStatus } from '../card/apply.js'
 import type { CardState } from '../card/types.js'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { UserQuestionService } from '../service/service.js'
+import { callKeyOf } from '../store/fold.js'
+import type { CallKey } from '../store/types.js'
 import type { Holds } from './holds.js'
 
 /** What a card does when its call moves on. */
@@ -19,16 +21,16 @@ export type LifecycleChange =
  */
 export function followLifecycle(
   service: UserQuestionService,
-  apply: (callId: string, change: LifecycleChange) => void,
+  apply: (call: CallKey, change: LifecycleChange) => void,
 ): () => void {
-  const onPending = (callId: string) => apply(callId, { status: 'continued' })
-  const onDropped = (callId: string, code: string, failure?: unknown) =>
-    apply(callId, { status: 'cancelled', reason: dropReason(code, failure) })
+  const onPending = (call: CallKey) => apply(call, { status: 'continued' })
+  const onDropped = (call: CallKey, code: string, failure?: unknown) =>
+    apply(call, { status: 'cancelled', reason: dropReason(code, failure) })
   // Answered by another answerer, or a late answer given through the API (not a card).
-  const onAnswered = (callId: string) => apply(callId, { status: 'elsewhere', reason: 'answered elsewhere' })
-  const onReply = ({ callId }: { callId: string }) =>
-    apply(callId, { status: 'elsewhere', reason: 'answered elsewhere' })
-  const onDiscarded = ({ callId }: { callId: string }) => apply(callId, { status: 'reopened' })
+  const onAnswered = (call: CallKey) => apply(call, { status: 'elsewhere', reason: 'answered elsewhere' })
+  const onReply = (reply: CallKey) =>
+    apply(callKeyOf(reply), { status: 'elsewhere', reason: 'answered elsewhere' })
+  const onDiscarded = (reply: CallKey) => apply(callKeyOf(reply), { status: 'reopened' })
   service.on('pending', onPending)
   service.on('dropped', onDropped)
   service.on('answered', onAnswered)
@@ -57,26 +59,26 @@ export interface LifecycleDeps {
   service: UserQuestionService
   holds: Holds
   /** Compare-and-set a change to a card (undefined: none) and update every copy. */
-  mutate: (callId: string, change: (card: CardState) => CardState | undefined) => Promise<boolean>
+  mutate: (call: CallKey, change: (card: CardState) => CardState | undefined) => Promise<boolean>
 }
 
 /** The one place a call's lifecycle reaches its cards: status, holds, every copy updated. */
-export async function applyLifecycle(deps: LifecycleDeps, callId: string, change: LifecycleChange) {
-  if (change.status === 'reopened') return reopen(deps, callId)
+export async function applyLifecycle(deps: LifecycleDeps, call: CallKey, change: LifecycleChange) {
+  if (change.status === 'reopened') return reopen(deps, call)
   const { status } = change
-  await deps.mutate(callId, (card) => {
+  await deps.mutate(call, (card) => {
     if (!isLive(card) || card.status === status) return undefined
     if (status === 'continued' && card.status !== 'open') return undefined
     return withStatus(card, status, 'reason' in change ? change.reason : undefined)
   })
-  if (status !== 'continued') deps.holds.releaseAll(callId)
+  if (status !== 'continued') deps.holds.releaseAll(call)
 }
 
 /** A discarded late reply: the card takes answers again, from a clean slate. */
-async function reopen(deps: LifecycleDeps, callId: string): Promise<void> {
-  const call = await deps.service.getCall(callId)
+async function reopen(deps: LifecycleDeps, key: CallKey): Promise<void> {
+  const call = await deps.service.getCall(key)
   if (call?.state !== 'continued' || call.queuedReply) return
-  await deps.mutate(callId, (card) => {
+  await deps.mutate(key, (card) => {
     if (card.status !== 'answered' && card.status !== 'elsewhere') return undefined
     const { result: _r, answeredBy: _b, answeredAt: _a, closedReason: _c, ...rest } = card
     return { ...rest, status: 'continued', drafts: {}, approvals: [], holders: [] }

@@ -4,7 +4,7 @@ import type { People } from '../oncall/people.js'
 import { UserQuestionError } from '../protocol/errors.js'
 import type { AnswererRequest } from '../protocol/types.js'
 import type { RoutePlan } from '../routing/types.js'
-import type { Store, VersionedCard } from '../store/types.js'
+import type { CallKey, Store, VersionedCard } from '../store/types.js'
 import { compareAndSet } from './cas.js'
 
 export interface OpenDeps {
@@ -12,7 +12,7 @@ export interface OpenDeps {
   now: () => number
   people: People
   /** Bring the copies already posted up to date (in the background). */
-  refresh: (callId: string) => void
+  refresh: (call: CallKey) => void
 }
 
 /** The card for this call: the live one (a re-attach, also after a restart) or a new one. */
@@ -23,9 +23,10 @@ export function openCard(
   destinations: Destination[],
 ): Promise<VersionedCard<CardState>> {
   const { callId } = request
+  const key = { agentId: request.agent?.id ?? 'default', callId }
   return compareAndSet<VersionedCard<CardState>>(
     deps.store,
-    callId,
+    key,
     (existing) => {
       const same = existing && sameQuestions(existing.state, request) ? existing.state.status : undefined
       // A re-attach (also after a restart) finds the live card, or the answer it already has.
@@ -36,7 +37,7 @@ export function openCard(
         return {
           write: reopened,
           after: (version) => {
-            deps.refresh(callId)
+            deps.refresh(key)
             return { state: reopened, version }
           },
         }
@@ -45,9 +46,9 @@ export function openCard(
       return {
         write: card,
         after: async (version) => {
-          await deps.store.audit({ callId, kind: 'asked', detail: { route: plan.name } })
+          await deps.store.audit({ ...key, kind: 'asked', detail: { route: plan.name } })
           // A reused callId: copies already posted show the new card.
-          if (existing) deps.refresh(callId)
+          if (existing) deps.refresh(key)
           return { state: card, version }
         },
       }

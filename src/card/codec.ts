@@ -3,8 +3,12 @@
  * Discord `custom_id`, modal `callback_id`/`private_metadata`). Questions and options travel as
  * indexes, never as labels (labels may be 10,000 characters long).
  *
- * Format: `ab1|<callId>|<verb>|<question index>|<option index>` with empty trailing fields dropped.
+ * Format: `ab2|<agent tag>|<callId>|<verb>|<question index>|<option index>` with empty trailing
+ * fields dropped. The agent tag (`agentTag`) is a short hash of the call's agentId: callIds are
+ * only unique per agent, and two 64-character ids do not fit Discord's 100. Ids written before
+ * agents were part of the key (`ab1|<callId>|...`) still decode, without a tag.
  */
+import { createHash } from 'node:crypto'
 
 /** What a component does when used. */
 export type ComponentVerb =
@@ -22,8 +26,14 @@ export type ComponentVerb =
   | 'page' // select paging / message continuation: q, o = page index
   | 'form' // a modal submission: q
 
-export interface ComponentRef {
+/** Which card (call) a component belongs to. */
+export interface CardRef {
   callId: string
+  /** `agentTag(agentId)` of the call's agent; absent in ids written before agents were in the key. */
+  agent?: string
+}
+
+export interface ComponentRef extends CardRef {
   verb: ComponentVerb
   /** Question index in the batch. */
   q?: number
@@ -50,16 +60,42 @@ const BY_CODE = new Map(Object.entries(VERBS).map(([verb, code]) => [code, verb 
 
 /** callIds are restricted to this so they survive every platform id field. */
 export const CALL_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/
-const PREFIX = 'ab1'
+const PREFIX = 'ab2'
+const LEGACY_PREFIX = 'ab1'
+const TAG_PATTERN = /^[A-Za-z0-9_-]{8}$/
+
+/** Matches every component id askbridge writes (today's and legacy), for platform listeners. */
+export const COMPONENT_ID_PREFIX = /^ab[12]\|/
+
+/** The 8-character tag that names an agent inside component ids (48 bits of its SHA-256). */
+export function agentTag(agentId: string): string {
+  return createHash('sha256').update(agentId).digest('base64url').slice(0, 8)
+}
+
+/** The reference a card's components carry. */
+export function cardRef(call: { agentId: string; callId: string }): CardRef & { agent: string } {
+  return { callId: call.callId, agent: agentTag(call.agentId) }
+}
+
+/** Whether a reference names this call (an untagged legacy reference matches on callId alone). */
+export function refMatches(ref: CardRef, call: { agentId: string; callId: string }): boolean {
+  return ref.callId === call.callId && (ref.agent === undefined || ref.agent === agentTag(call.agentId))
+}
+
+/** A map key for a card reference. */
+export function cardRefKey(ref: CardRef): string {
+  return `${ref.agent ?? ''}|${ref.callId}`
+}
 
 export class CodecError extends Error {
   override readonly name = 'CodecError'
 }
 
 /** Encode a component reference; throws when the result would exceed `maxLength`. */
-export function encodeComponentId(ref: ComponentRef, maxLength = 100): string {
+export function encodeComponentId(ref: ComponentRef & { agent: string }, maxLength = 100): string {
   if (!CALL_ID_PATTERN.test(ref.callId)) throw new CodecError(`callId "${ref.callId}" cannot be encoded`)
-  const parts = [PREFIX, ref.callId, VERBS[ref.verb]]
+  if (!TAG_PATTERN.test(ref.agent)) throw new CodecError(`agent tag "${ref.agent}" cannot be encoded`)
+  const parts = [PREFIX, ref.agent, ref.callId, VERBS[ref.verb]]
   if (ref.q !== undefined || ref.o !== undefined) parts.push(String(ref.q ?? ''))
   if (ref.o !== undefined) parts.push(String(ref.o))
   const id = parts.join('|')
@@ -71,12 +107,18 @@ export function encodeComponentId(ref: ComponentRef, maxLength = 100): string {
 /** Decode a component id; undefined for anything that is not ours or is malformed. */
 export function decodeComponentId(id: string): ComponentRef | undefined {
   const parts = id.split('|')
-  if (parts[0] !== PREFIX || parts.length < 3 || parts.length > 5) return undefined
+  let agent: string | undefined
+  if (parts[0] === PREFIX) {
+    agent = parts[1]
+    if (agent === undefined || !TAG_PATTERN.test(agent)) return undefined
+    parts.splice(1, 1)
+  } else if (parts[0] !== LEGACY_PREFIX) return undefined
+  if (parts.length < 3 || parts.length > 5) return undefined
   const [, callId, code, q, o] = parts
   if (callId === undefined || !CALL_ID_PATTERN.test(callId)) return undefined
   const verb = code === undefined ? undefined : BY_CODE.get(code)
   if (!verb) return undefined
-  const ref: ComponentRef = { callId, verb }
+  const ref: ComponentRef = { callId, ...(agent === undefined ? {} : { agent }), verb }
   for (const [key, raw] of [
     ['q', q],
     ['o', o],

@@ -74,7 +74,8 @@ async function askWithin(
       ...(plan.form ? { form: plan.form } : {}),
       ...(plan.tool ? { tool: plan.tool } : {}),
     })
-    const card = (await service.store.getCard<CardState>(plan.callId))?.state
+    const card = (await service.store.getCard<CardState>({ agentId: plan.agentId, callId: plan.callId }))
+      ?.state
     return {
       kind: 'answered',
       answers: answer.answers,

@@ -7,7 +7,7 @@ import type { Logger } from '../log.js'
 import { UserQuestionError } from '../protocol/errors.js'
 import type { LateReply, TimedUserQuestionResult } from '../protocol/types.js'
 import type { QueuedReply, UserQuestionService } from '../service/service.js'
-import type { Store } from '../store/types.js'
+import type { CallKey, Store } from '../store/types.js'
 import { readJson } from './body.js'
 import { HttpError } from './errors.js'
 import type { Metrics } from './metrics.js'
@@ -116,22 +116,22 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
   })
 
   router.add('GET', '/v1/questions', async ({ url, res }) => {
-    const agentId = url.searchParams.get('agentId') ?? undefined
-    sendJson(res, 200, await service.projection(agentId))
+    sendJson(res, 200, await service.projection(agentParam(url)))
   })
 
-  router.add('GET', '/v1/questions/:callId', async ({ params, res }) => {
-    const callId = params.callId ?? ''
+  router.add('GET', '/v1/questions/:callId', async ({ params, url, res }) => {
+    const key = await resolveCall(service, params.callId ?? '', agentParam(url))
+    const { callId } = key
     const [call, card, posts] = await Promise.all([
-      service.getCall(callId),
-      store.getCard<CardState>(callId),
-      store.listPosts(callId),
+      service.getCall(key),
+      store.getCard<CardState>(key),
+      store.listPosts(key),
     ])
-    if (!call && !card) throw notFound(callId)
+    if (!call && !card) throw notFound(key)
     const c = card?.state
     sendJson(res, 200, {
       callId,
-      agentId: call?.agentId ?? c?.agentId,
+      agentId: key.agentId,
       questions: call?.questions ?? c?.questions,
       state: call?.state ?? c?.status,
       timed: call?.timed ?? false,
@@ -164,24 +164,26 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     })
   })
 
-  router.add('POST', '/v1/questions/:callId/answer', async ({ req, params, res }) => {
-    const callId = params.callId ?? ''
+  router.add('POST', '/v1/questions/:callId/answer', async ({ req, params, url, res }) => {
     const body = parseBody(answerBodySchema, await readJson(req))
-    const agentId = body.agentId ?? (await service.getCall(callId))?.agentId
-    if (agentId === undefined) return sendJson(res, 200, { accepted: false })
-    const accepted = await service.answer(agentId, callId, { answers: body.answers })
+    const named = agentParam(url)
+    if (body.agentId !== undefined && named !== undefined && body.agentId !== named) {
+      throw new HttpError(400, 'BAD_REQUEST', 'agentId in the query and in the body differ')
+    }
+    const key = await resolveCall(service, params.callId ?? '', body.agentId ?? named)
+    const accepted = await service.answer(key.agentId, key.callId, { answers: body.answers })
     sendJson(res, 200, { accepted })
   })
 
-  router.add('DELETE', '/v1/questions/:callId', async ({ params, res }) => {
-    const callId = params.callId ?? ''
-    const [call, card] = await Promise.all([service.getCall(callId), store.getCard(callId)])
-    if (!call && !card) throw notFound(callId)
-    const cancelled = await service.cancel(callId, 'cancelled through the API')
+  router.add('DELETE', '/v1/questions/:callId', async ({ params, url, res }) => {
+    const key = await resolveCall(service, params.callId ?? '', agentParam(url))
+    const [call, card] = await Promise.all([service.getCall(key), store.getCard(key)])
+    if (!call && !card && !service.inflight(key.agentId, key.callId)) throw notFound(key)
+    const cancelled = await service.cancel(key, 'cancelled through the API')
     if (!cancelled) {
-      throw new HttpError(409, 'NOT_ANSWERABLE', `question "${callId}" is already finished`)
+      throw new HttpError(409, 'NOT_ANSWERABLE', `question "${key.callId}" is already finished`)
     }
-    sendJson(res, 200, { cancelled: true, callId })
+    sendJson(res, 200, { cancelled: true, callId: key.callId, agentId: key.agentId })
   })
 
   router.add('GET', '/v1/agents/:agentId/replies', (ctx) => replies(ctx, deps))
@@ -202,6 +204,7 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
 
   router.add('GET', '/v1/audit', async ({ url, res }) => {
     const callId = url.searchParams.get('callId') ?? undefined
+    const agentId = agentParam(url)
     const sinceText = url.searchParams.get('since')
     let since: number | undefined
     if (sinceText !== null) {
@@ -212,6 +215,7 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     }
     const events = await store.listAudit({
       ...(callId === undefined ? {} : { callId }),
+      ...(agentId === undefined ? {} : { agentId }),
       ...(since === undefined ? {} : { since }),
     })
     sendJson(res, 200, { events })
@@ -302,8 +306,41 @@ export function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.out
   throw new HttpError(400, 'BAD_REQUEST', problems.join('; '))
 }
 
-function notFound(callId: string): HttpError {
-  return new HttpError(404, 'NOT_FOUND', `no question with callId "${callId}"`)
+/** The `?agentId=` query parameter, validated like every id (undefined when absent). */
+function agentParam(url: URL): string | undefined {
+  const agentId = url.searchParams.get('agentId')
+  if (agentId === null) return undefined
+  if (!CALL_ID_PATTERN.test(agentId)) {
+    throw new HttpError(400, 'BAD_REQUEST', 'agentId must be 1-64 characters of A-Z a-z 0-9 _ . : -')
+  }
+  return agentId
+}
+
+/**
+ * The call a route names. callIds are unique per agent only: with an agent named, that agent's
+ * call; without, the one agent's call with this callId (the `default` agent when there is none),
+ * and 409 AMBIGUOUS_CALL when several agents have one. Never picks one silently.
+ */
+export async function resolveCall(
+  service: Pick<UserQuestionService, 'callsNamed'>,
+  callId: string,
+  agentId: string | undefined,
+): Promise<CallKey> {
+  if (agentId !== undefined) return { agentId, callId }
+  const found = await service.callsNamed(callId)
+  if (found.length > 1) {
+    const agents = found.map((c) => `"${c.agentId}"`).join(', ')
+    throw new HttpError(
+      409,
+      'AMBIGUOUS_CALL',
+      `callId "${callId}" names calls of several agents (${agents}); say which with agentId`,
+    )
+  }
+  return found[0] ?? { agentId: 'default', callId }
+}
+
+function notFound(key: CallKey): HttpError {
+  return new HttpError(404, 'NOT_FOUND', `no question with callId "${key.callId}" for agent "${key.agentId}"`)
 }
 
 function noReply(agentId: string, callId: string): HttpError {

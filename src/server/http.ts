@@ -91,7 +91,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
   )
   const onAnswered = () => calls({ event: 'answered' })
   const onPending = () => calls({ event: 'pending' })
-  const onDropped = (_c: string, code: string) => calls({ event: 'dropped', code })
+  const onDropped = (_c: unknown, code: string) => calls({ event: 'dropped', code })
   const onReply = () => calls({ event: 'reply' })
   options.service.on('answered', onAnswered)
   options.service.on('pending', onPending)

@@ -15,7 +15,8 @@ import type {
   UserQuestionProjectionView,
 } from '../protocol/types.js'
 import { checkAnswer, checkIntents, checkQuestions, MAX_TIMEOUT_MS } from '../protocol/validate.js'
-import type { CallRecord, Store } from '../store/types.js'
+import { callKeyString } from '../store/fold.js'
+import type { CallKey, CallRecord, Store } from '../store/types.js'
 import { AgentRegistry } from './agents.js'
 import { Waterfall } from './waterfall.js'
 
@@ -31,11 +32,11 @@ export interface ServiceEvents {
   /** A call was recorded (blocking or timed). */
   asked: [call: { callId: string; agentId: string; timed: boolean }]
   /** A timed call's window closed: it is continued. */
-  pending: [callId: string]
+  pending: [call: CallKey]
   /** A call settled with an answer (in the window, or a blocking ask). */
-  answered: [callId: string, answers: AskUserQuestionAnswerItem[]]
+  answered: [call: CallKey, answers: AskUserQuestionAnswerItem[]]
   /** A call ended without an answer (failure, abort, cancel). */
-  dropped: [callId: string, code: string, failure?: UserQuestionError]
+  dropped: [call: CallKey, code: string, failure?: UserQuestionError]
   /** A late reply was queued for an agent. */
   reply: [reply: QueuedReply]
   /** A queued reply was admitted (the call settled) or discarded (answerable again). */
@@ -72,7 +73,7 @@ interface Flight {
   promise: Promise<TimedUserQuestionResult>
 }
 
-const key = (agentId: string, callId: string) => `${agentId}\u0000${callId}`
+const key = (agentId: string, callId: string) => callKeyString({ agentId, callId })
 
 /**
  * The user-questions service: validates, records, runs the answerer waterfall and keeps timed
@@ -252,10 +253,8 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
    */
   async answer(agent: Agent | string, callId: string, answer: unknown): Promise<boolean> {
     const agentId = typeof agent === 'string' ? agent : agent.id
-    const queued = await this.store.transact((calls) => {
-      const call = calls.get(callId)
-      if (!call || call.agentId !== agentId || call.state !== 'continued')
-        return { events: [], result: undefined }
+    const queued = await this.store.transact({ agentId, callId }, (call) => {
+      if (call?.state !== 'continued') return { events: [], result: undefined }
       const batch = checkAnswer(call.questions, answer)
       if (call.queuedReply) {
         throw new UserQuestionError(
@@ -292,15 +291,13 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
    * has no readable batch). `reply` defaults to the queued one. False when nothing changed.
    */
   async admitReply(agentId: string, callId: string, reply?: unknown): Promise<boolean> {
-    const admitted = await this.store.transact((calls) => {
-      const call = calls.get(callId)
-      if (!call || call.agentId !== agentId || call.state !== 'continued')
-        return { events: [], result: false }
+    const admitted = await this.store.transact({ agentId, callId }, (call) => {
+      if (call?.state !== 'continued') return { events: [], result: false }
       const source = reply ?? call.queuedReply
       if (source === undefined) return { events: [], result: false }
       const answers = readBatch(source)
       return {
-        events: [{ type: 'reply_admitted', callId, ...(answers ? { answers } : {}) }],
+        events: [{ type: 'reply_admitted', agentId, callId, ...(answers ? { answers } : {}) }],
         result: true,
       }
     })
@@ -310,10 +307,9 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
 
   /** The agent discarded a queued reply: the call is answerable again. */
   async discardReply(agentId: string, callId: string): Promise<boolean> {
-    const discarded = await this.store.transact((calls) => {
-      const call = calls.get(callId)
-      if (!call || call.agentId !== agentId || !call.queuedReply) return { events: [], result: false }
-      return { events: [{ type: 'reply_discarded', callId }], result: true }
+    const discarded = await this.store.transact({ agentId, callId }, (call) => {
+      if (!call?.queuedReply) return { events: [], result: false }
+      return { events: [{ type: 'reply_discarded', agentId, callId }], result: true }
     })
     if (discarded) this.emit('replyDiscarded', { agentId, callId })
     return discarded
@@ -324,15 +320,15 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
    * answerable. False for an unknown or already finished call. REPLY_QUEUED when an answer is
    * waiting for the agent to admit it (discard it first).
    */
-  async cancel(callId: string, reason = 'the question was cancelled'): Promise<boolean> {
-    const flight = [...this.flights.values()].find((f) => f.callId === callId)
+  async cancel(call: CallKey, reason = 'the question was cancelled'): Promise<boolean> {
+    const { agentId, callId } = call
+    const flight = this.flights.get(key(agentId, callId))
     if (flight) {
       flight.controller.abort(new UserQuestionError('ASK_CANCELLED', reason))
       await flight.promise.catch(() => {})
       return true
     }
-    const dropped = await this.store.transact((calls) => {
-      const call = calls.get(callId)
+    const dropped = await this.store.transact(call, (call) => {
       if (!call || (call.state !== 'open' && call.state !== 'continued')) return { events: [], result: false }
       // Someone's answer is waiting for the agent: cancelling would drop it without a trace.
       if (call.queuedReply) {
@@ -341,14 +337,32 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
           `call "${callId}" has an answer waiting for the agent; discard the reply before cancelling`,
         )
       }
-      return { events: [{ type: 'dropped', callId, code: 'ASK_CANCELLED', message: reason }], result: true }
+      return {
+        events: [{ type: 'dropped', agentId, callId, code: 'ASK_CANCELLED', message: reason }],
+        result: true,
+      }
     })
-    if (dropped) this.emit('dropped', callId, 'ASK_CANCELLED')
+    if (dropped) this.emit('dropped', { agentId, callId }, 'ASK_CANCELLED')
     return dropped
   }
 
-  getCall(callId: string): Promise<CallRecord | undefined> {
-    return this.store.getCall(callId)
+  getCall(call: CallKey): Promise<CallRecord | undefined> {
+    return this.store.getCall(call)
+  }
+
+  /**
+   * Every agent's call with this callId (recorded or still starting), oldest first: for a caller
+   * that named no agent. More than one means the callId alone is ambiguous.
+   */
+  async callsNamed(callId: string): Promise<CallKey[]> {
+    const found = new Map<string, CallKey>()
+    for (const c of await this.store.findCalls(callId)) {
+      found.set(key(c.agentId, c.callId), { agentId: c.agentId, callId: c.callId })
+    }
+    for (const f of this.flights.values()) {
+      if (f.callId === callId) found.set(key(f.agentId, f.callId), { agentId: f.agentId, callId })
+    }
+    return [...found.values()]
   }
 
   projection(agentId?: string): Promise<UserQuestionProjectionView> {
@@ -359,15 +373,19 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
    * After a restart: timed calls left open by a dead process get the "outcome unknown" result
    * and become continued, so they stay answerable and later replies arrive as a new turn.
    */
-  async recover(): Promise<string[]> {
-    const live = new Set([...this.flights.values()].map((f) => f.callId))
-    const continued = await this.store.transact((calls) => {
-      const ids = [...calls.values()]
-        .filter((c) => c.timed && c.state === 'open' && !live.has(c.callId))
-        .map((c) => c.callId)
-      return { events: ids.map((callId) => ({ type: 'pending' as const, callId })), result: ids }
-    })
-    for (const callId of continued) this.emit('pending', callId)
+  async recover(): Promise<CallKey[]> {
+    const continued: CallKey[] = []
+    for (const open of await this.store.listCalls({ states: ['open'], timed: true })) {
+      const { agentId, callId } = open
+      if (this.flights.has(key(agentId, callId))) continue
+      const turned = await this.store.transact({ agentId, callId }, (call) =>
+        call?.state === 'open' && call.timed && !this.flights.has(key(agentId, callId))
+          ? { events: [{ type: 'pending', agentId, callId }], result: true }
+          : { events: [], result: false },
+      )
+      if (turned) continued.push({ agentId, callId })
+    }
+    for (const call of continued) this.emit('pending', call)
     return continued
   }
 
@@ -440,18 +458,24 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
         if ('pending' in result) {
           // Only the waterfall's own signal learns of the timeout; the caller's turn goes on.
           controller.abort(new UserQuestionError('ASK_TIMED_OUT', 'the question window closed'))
-          await this.store.append({ type: 'pending', callId })
-          this.emit('pending', callId)
+          await this.store.append({ type: 'pending', agentId, callId })
+          this.emit('pending', { agentId, callId })
         } else {
-          await this.store.append({ type: 'answered', callId, answers: result.answers })
-          this.emit('answered', callId, result.answers)
+          await this.store.append({ type: 'answered', agentId, callId, answers: result.answers })
+          this.emit('answered', { agentId, callId }, result.answers)
         }
         return result
       } catch (error) {
         const failure = this.mapFailure(error, controller.signal)
         if (this.closing === 'keep') throw failure // a restart: the call stays as the log has it
-        await this.store.append({ type: 'dropped', callId, code: failure.code, message: failure.message })
-        this.emit('dropped', callId, failure.code, failure)
+        await this.store.append({
+          type: 'dropped',
+          agentId,
+          callId,
+          code: failure.code,
+          message: failure.message,
+        })
+        this.emit('dropped', { agentId, callId }, failure.code, failure)
         throw failure
       } finally {
         callerSignal?.removeEventListener('abort', onCallerAbort)

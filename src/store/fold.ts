@@ -1,14 +1,25 @@
 import type { UserQuestionProjectionView } from '../protocol/types.js'
-import type { CallRecord, StoredEvent } from './types.js'
+import type { CallKey, CallRecord, StoredEvent } from './types.js'
+
+/** Just the key of a call, card or post (drops the other fields). */
+export function callKeyOf(x: CallKey): CallKey {
+  return { agentId: x.agentId, callId: x.callId }
+}
+
+/** One string per call key, for maps and logs (NUL never appears in ids). */
+export function callKeyString(key: CallKey): string {
+  return `${key.agentId}\u0000${key.callId}`
+}
 
 /**
- * Fold one event into the call map. Pure apart from mutating `calls`; every store uses it so
- * the projection is the same whichever store holds the log.
+ * Fold one event into its call's record. Pure apart from mutating `call`; returns the record to
+ * keep (undefined: the call is unknown and the event changes nothing). Every store uses it, so a
+ * call's state is the same whichever store holds the log.
  */
-export function foldEvent(calls: Map<string, CallRecord>, event: StoredEvent): void {
+export function foldCall(call: CallRecord | undefined, event: StoredEvent): CallRecord | undefined {
   if (event.type === 'asked') {
-    // A reused callId replaces the row and puts it last as open.
-    calls.set(event.callId, {
+    // A reused key (the same agent asking again with the same callId) starts the call over.
+    return {
       callId: event.callId,
       agentId: event.agentId,
       questions: event.questions,
@@ -18,44 +29,58 @@ export function foldEvent(calls: Map<string, CallRecord>, event: StoredEvent): v
       state: 'open',
       askedAt: event.at,
       askedSeq: event.seq,
-    })
-    return
+    }
   }
-  const call = calls.get(event.callId)
-  if (!call) return
+  if (!call) return undefined
   switch (event.type) {
     case 'answered':
-      if (call.state !== 'open') return
+      if (call.state !== 'open') break
       call.state = 'settled'
       call.answers = event.answers
       call.settledSeq = event.seq
       call.settledAt = event.at
-      return
+      break
     case 'pending':
       if (call.state === 'open' && call.timed) call.state = 'continued'
-      return
+      break
     case 'dropped':
-      if (call.state !== 'open' && call.state !== 'continued') return
+      if (call.state !== 'open' && call.state !== 'continued') break
       call.state = 'dropped'
       call.dropCode = event.code
       delete call.queuedReply
-      return
+      break
     case 'reply_queued':
       if (call.state === 'continued' && !call.queuedReply) call.queuedReply = event.reply
-      return
+      break
     case 'reply_discarded':
       delete call.queuedReply
-      return
+      break
     case 'reply_admitted':
       // A reply naming a call that is no longer answerable changes nothing.
-      if (call.state !== 'continued') return
+      if (call.state !== 'continued') break
       call.state = 'settled'
       call.answers = event.answers ?? []
       call.settledSeq = event.seq
       call.settledAt = event.at
       delete call.queuedReply
-      return
+      break
   }
+  return call
+}
+
+/** Fold a whole log into a call map keyed by `callKeyString` (tests, migrations). */
+export function foldAll(events: Iterable<StoredEvent>): Map<string, CallRecord> {
+  const calls = new Map<string, CallRecord>()
+  for (const event of events) {
+    const k = callKeyString(event)
+    const next = foldCall(calls.get(k), event)
+    if (next) {
+      // An `asked` on a known key puts the call last, as a new call.
+      if (event.type === 'asked') calls.delete(k)
+      calls.set(k, next)
+    }
+  }
+  return calls
 }
 
 /** The protocol projection: only timed calls; active in ask order, settled in settlement order. */

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
-import { foldEvent, projectionOf } from './fold.js'
+import { foldAll, foldCall } from './fold.js'
 import type {
   AuditEntry,
+  CallKey,
   CallRecord,
   CallState,
   Decision,
@@ -14,36 +15,101 @@ import type {
   VersionedCard,
 } from './types.js'
 
+/** The schema version this code writes (`PRAGMA user_version`). 0: empty or pre-#16. */
+export const SQLITE_SCHEMA_VERSION = 2
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  agent_id TEXT NOT NULL,
   call_id TEXT NOT NULL,
   type TEXT NOT NULL,
   at INTEGER NOT NULL,
   data TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS events_call ON events(call_id);
-CREATE TABLE IF NOT EXISTS cards (
-  call_id TEXT PRIMARY KEY,
-  version INTEGER NOT NULL,
+CREATE INDEX IF NOT EXISTS events_key ON events(agent_id, call_id, seq);
+CREATE INDEX IF NOT EXISTS events_call ON events(call_id, seq);
+CREATE TABLE IF NOT EXISTS calls (
+  agent_id TEXT NOT NULL,
+  call_id TEXT NOT NULL,
   state TEXT NOT NULL,
-  updated_at INTEGER NOT NULL
+  timed INTEGER NOT NULL,
+  asked_seq INTEGER NOT NULL,
+  settled_seq INTEGER,
+  data TEXT NOT NULL,
+  PRIMARY KEY (agent_id, call_id)
 );
+CREATE INDEX IF NOT EXISTS calls_agent_state ON calls(agent_id, state, asked_seq);
+CREATE INDEX IF NOT EXISTS calls_state ON calls(state, asked_seq);
+CREATE INDEX IF NOT EXISTS calls_call ON calls(call_id);
+CREATE INDEX IF NOT EXISTS calls_settled ON calls(timed, state, settled_seq);
+CREATE TABLE IF NOT EXISTS cards (
+  agent_id TEXT NOT NULL,
+  call_id TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  status TEXT,
+  state TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (agent_id, call_id)
+);
+CREATE INDEX IF NOT EXISTS cards_status ON cards(status, updated_at);
+CREATE INDEX IF NOT EXISTS cards_call ON cards(call_id);
 CREATE TABLE IF NOT EXISTS posts (
+  agent_id TEXT NOT NULL,
   call_id TEXT NOT NULL,
   dest_key TEXT NOT NULL,
   platform TEXT NOT NULL,
   ref TEXT NOT NULL,
   created_at INTEGER NOT NULL,
-  PRIMARY KEY (call_id, dest_key)
+  PRIMARY KEY (agent_id, call_id, dest_key)
 );
 CREATE TABLE IF NOT EXISTS audit (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  agent_id TEXT,
   call_id TEXT,
   at INTEGER NOT NULL,
   data TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS audit_call ON audit(call_id);
+CREATE INDEX IF NOT EXISTS audit_call ON audit(call_id, agent_id);
+`
+
+/** The agent that asked `call_id` most recently at or before `seq` (pre-#16 rows name no agent). */
+const ASKER = (callIdSql: string, seqSql: string) => `(
+  SELECT json_extract(a.data, '$.agentId') FROM events a
+  WHERE a.call_id = ${callIdSql} AND a.type = 'asked' AND a.seq <= ${seqSql}
+  ORDER BY a.seq DESC LIMIT 1)`
+
+/**
+ * Pre-#16 databases keyed calls by callId alone. Every row gets the agent that asked it: events
+ * the latest asker at or before them, cards their own `agentId`, posts and audit their card's
+ * agent (else the latest asker). The `calls` table is folded from the log once.
+ */
+const MIGRATE_FROM_V0 = `
+ALTER TABLE events ADD COLUMN agent_id TEXT NOT NULL DEFAULT '';
+UPDATE events SET agent_id = COALESCE(json_extract(data, '$.agentId'), ${ASKER('events.call_id', 'events.seq')}, 'default');
+UPDATE events SET data = json_set(data, '$.agentId', agent_id);
+DROP INDEX IF EXISTS events_call;
+ALTER TABLE cards RENAME TO cards_v0;
+ALTER TABLE posts RENAME TO posts_v0;
+ALTER TABLE audit RENAME TO audit_v0;
+DROP INDEX IF EXISTS audit_call;
+${SCHEMA}
+INSERT INTO cards (agent_id, call_id, version, status, state, updated_at)
+  SELECT COALESCE(json_extract(state, '$.agentId'), ${ASKER('cards_v0.call_id', '9223372036854775807')}, 'default'),
+    call_id, version, json_extract(state, '$.status'), state, updated_at FROM cards_v0;
+INSERT INTO posts (agent_id, call_id, dest_key, platform, ref, created_at)
+  SELECT COALESCE((SELECT c.agent_id FROM cards c WHERE c.call_id = posts_v0.call_id LIMIT 1),
+      ${ASKER('posts_v0.call_id', '9223372036854775807')}, 'default'),
+    call_id, dest_key, platform, ref, created_at FROM posts_v0 ORDER BY rowid;
+INSERT INTO audit (seq, agent_id, call_id, at, data)
+  SELECT seq, CASE WHEN call_id IS NULL THEN NULL ELSE COALESCE(
+      (SELECT c.agent_id FROM cards c WHERE c.call_id = audit_v0.call_id LIMIT 1),
+      ${ASKER('audit_v0.call_id', '9223372036854775807')}, 'default') END,
+    call_id, at, data FROM audit_v0 ORDER BY seq;
+UPDATE audit SET data = json_set(data, '$.agentId', agent_id) WHERE agent_id IS NOT NULL;
+DROP TABLE cards_v0;
+DROP TABLE posts_v0;
+DROP TABLE audit_v0;
 `
 
 export interface SqliteStoreOptions {
@@ -57,17 +123,19 @@ export interface SqliteStoreOptions {
   durability?: 'full' | 'normal'
 }
 
+type EventRow = { seq: number; agent_id: string; at: number; data: string }
+type CallRow = { data: string }
+
 /**
- * The embedded default store: better-sqlite3 in WAL mode. The folded call map is cached in
- * memory and caught up from the log before every read, so another process appending to the
- * same file is seen. `':memory:'` gives a throwaway store for tests.
+ * The embedded default store: better-sqlite3 in WAL mode. Each call's folded state lives in the
+ * `calls` table, written in the same transaction as its events, so reads are indexed queries
+ * (another process writing the same file is seen at once) and nothing holds the history in
+ * memory. `':memory:'` gives a throwaway store for tests.
  */
 export class SqliteStore implements Store {
   readonly path: string
   private readonly db: Database.Database
   private readonly now: () => number
-  private readonly calls = new Map<string, CallRecord>()
-  private lastSeq = 0
   private closed = false
   private readonly stmts
 
@@ -78,130 +146,285 @@ export class SqliteStore implements Store {
     this.db.pragma('journal_mode = WAL')
     this.db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`)
     this.db.pragma('busy_timeout = 5000')
-    this.db.exec(SCHEMA)
+    this.migrate()
+    const calls = 'SELECT data FROM calls'
     this.stmts = {
-      insertEvent: this.db.prepare('INSERT INTO events (call_id, type, at, data) VALUES (?, ?, ?, ?)'),
-      eventsSince: this.db.prepare('SELECT seq, at, data FROM events WHERE seq > ? ORDER BY seq'),
-      eventsOfCall: this.db.prepare(
-        'SELECT seq, at, data FROM events WHERE call_id = ? AND seq > ? ORDER BY seq',
+      insertEvent: this.db.prepare(
+        'INSERT INTO events (agent_id, call_id, type, at, data) VALUES (?, ?, ?, ?, ?)',
       ),
-      getCard: this.db.prepare('SELECT version, state FROM cards WHERE call_id = ?'),
+      eventsSince: this.db.prepare('SELECT seq, agent_id, at, data FROM events WHERE seq > ? ORDER BY seq'),
+      eventsOfCall: this.db.prepare(
+        'SELECT seq, agent_id, at, data FROM events WHERE call_id = ? AND seq > ? ORDER BY seq',
+      ),
+      eventsOfAgent: this.db.prepare(
+        'SELECT seq, agent_id, at, data FROM events WHERE agent_id = ? AND seq > ? ORDER BY seq',
+      ),
+      eventsOfKey: this.db.prepare(
+        'SELECT seq, agent_id, at, data FROM events WHERE agent_id = ? AND call_id = ? AND seq > ? ORDER BY seq',
+      ),
+      getCall: this.db.prepare(`${calls} WHERE agent_id = ? AND call_id = ?`),
+      findCalls: this.db.prepare(`${calls} WHERE call_id = ? ORDER BY asked_seq`),
+      putCall: this.db.prepare(
+        `INSERT INTO calls (agent_id, call_id, state, timed, asked_seq, settled_seq, data)
+         VALUES (@agentId, @callId, @state, @timed, @askedSeq, @settledSeq, @data)
+         ON CONFLICT (agent_id, call_id) DO UPDATE SET state = excluded.state, timed = excluded.timed,
+           asked_seq = excluded.asked_seq, settled_seq = excluded.settled_seq, data = excluded.data`,
+      ),
+      active: this.db.prepare(
+        `${calls} WHERE state IN ('open', 'continued') AND timed = 1 ORDER BY asked_seq`,
+      ),
+      activeOfAgent: this.db.prepare(
+        `${calls} WHERE agent_id = ? AND state IN ('open', 'continued') AND timed = 1 ORDER BY asked_seq`,
+      ),
+      settled: this.db.prepare(`${calls} WHERE timed = 1 AND state = 'settled' ORDER BY settled_seq`),
+      settledOfAgent: this.db.prepare(
+        `${calls} WHERE agent_id = ? AND state = 'settled' AND timed = 1 ORDER BY settled_seq`,
+      ),
+      getCard: this.db.prepare('SELECT version, state FROM cards WHERE agent_id = ? AND call_id = ?'),
       insertCard: this.db.prepare(
-        'INSERT INTO cards (call_id, version, state, updated_at) VALUES (?, 1, ?, ?) ON CONFLICT DO NOTHING',
+        'INSERT INTO cards (agent_id, call_id, version, status, state, updated_at) VALUES (?, ?, 1, ?, ?, ?) ON CONFLICT DO NOTHING',
       ),
       updateCard: this.db.prepare(
-        'UPDATE cards SET version = version + 1, state = ?, updated_at = ? WHERE call_id = ? AND version = ?',
+        'UPDATE cards SET version = version + 1, status = ?, state = ?, updated_at = ? WHERE agent_id = ? AND call_id = ? AND version = ?',
       ),
-      listCards: this.db.prepare('SELECT call_id, version, state FROM cards ORDER BY updated_at'),
+      findCards: this.db.prepare(
+        'SELECT agent_id, call_id, version, state FROM cards WHERE call_id = ? ORDER BY rowid',
+      ),
+      listCards: this.db.prepare(
+        'SELECT agent_id, call_id, version, state FROM cards ORDER BY updated_at, rowid',
+      ),
       addPost: this.db.prepare(
-        'INSERT INTO posts (call_id, dest_key, platform, ref, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        'INSERT INTO posts (agent_id, call_id, dest_key, platform, ref, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
       ),
-      updatePost: this.db.prepare('UPDATE posts SET ref = ? WHERE call_id = ? AND dest_key = ?'),
-      listPosts: this.db.prepare('SELECT * FROM posts WHERE call_id = ? ORDER BY created_at, rowid'),
-      audit: this.db.prepare('INSERT INTO audit (call_id, at, data) VALUES (?, ?, ?)'),
+      updatePost: this.db.prepare(
+        'UPDATE posts SET ref = ? WHERE agent_id = ? AND call_id = ? AND dest_key = ?',
+      ),
+      listPosts: this.db.prepare(
+        'SELECT * FROM posts WHERE agent_id = ? AND call_id = ? ORDER BY created_at, rowid',
+      ),
+      audit: this.db.prepare('INSERT INTO audit (agent_id, call_id, at, data) VALUES (?, ?, ?, ?)'),
       auditAll: this.db.prepare('SELECT seq, at, data FROM audit WHERE at >= ? ORDER BY seq'),
       auditCall: this.db.prepare(
         'SELECT seq, at, data FROM audit WHERE call_id = ? AND at >= ? ORDER BY seq',
       ),
-    }
-    this.catchUp()
-  }
-
-  private catchUp(): void {
-    const rows = this.stmts.eventsSince.all(this.lastSeq) as Array<{ seq: number; at: number; data: string }>
-    for (const row of rows) {
-      foldEvent(this.calls, { ...(JSON.parse(row.data) as StoreEvent), seq: row.seq, at: row.at })
-      this.lastSeq = row.seq
+      auditKey: this.db.prepare(
+        'SELECT seq, at, data FROM audit WHERE call_id = ? AND agent_id = ? AND at >= ? ORDER BY seq',
+      ),
+      auditAgent: this.db.prepare(
+        'SELECT seq, at, data FROM audit WHERE agent_id = ? AND at >= ? ORDER BY seq',
+      ),
     }
   }
 
-  private insert(events: StoreEvent[]): void {
-    for (const event of events) {
-      this.stmts.insertEvent.run(event.callId, event.type, this.now(), JSON.stringify(event))
-    }
+  /** Create or upgrade the schema once, under the write lock (several processes may start at once). */
+  private migrate(): void {
+    const version = () => this.db.pragma('user_version', { simple: true }) as number
+    if (version() === SQLITE_SCHEMA_VERSION) return
+    this.db
+      .transaction(() => {
+        const current = version()
+        if (current === SQLITE_SCHEMA_VERSION) return
+        if (current > SQLITE_SCHEMA_VERSION) {
+          throw new Error(
+            `database ${this.path} has schema version ${current}; this askbridge knows up to ${SQLITE_SCHEMA_VERSION}`,
+          )
+        }
+        const old = this.db
+          .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'")
+          .get()
+        if (old) {
+          this.db.exec(MIGRATE_FROM_V0)
+          this.rebuildCalls()
+        } else {
+          this.db.exec(SCHEMA)
+        }
+        this.db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`)
+      })
+      .immediate()
+  }
+
+  /** Fold the whole log into `calls` (a migration only; afterwards rows are kept up to date). */
+  private rebuildCalls(): void {
+    const rows = this.db
+      .prepare('SELECT seq, agent_id, at, data FROM events ORDER BY seq')
+      .all() as EventRow[]
+    const put = this.db.prepare(
+      `INSERT INTO calls (agent_id, call_id, state, timed, asked_seq, settled_seq, data)
+       VALUES (@agentId, @callId, @state, @timed, @askedSeq, @settledSeq, @data)`,
+    )
+    for (const call of foldAll(rows.map(toEvent)).values()) put.run(callRow(call))
   }
 
   private check(): void {
     if (this.closed) throw new Error('store is closed')
   }
 
+  private readCall(key: CallKey): CallRecord | undefined {
+    const row = this.stmts.getCall.get(key.agentId, key.callId) as CallRow | undefined
+    return row ? (JSON.parse(row.data) as CallRecord) : undefined
+  }
+
+  /** Append one event and fold it into its call's row (inside a transaction). */
+  private insert(event: StoreEvent, call: CallRecord | undefined): CallRecord | undefined {
+    const at = this.now()
+    const { lastInsertRowid } = this.stmts.insertEvent.run(
+      event.agentId,
+      event.callId,
+      event.type,
+      at,
+      JSON.stringify(event),
+    )
+    const next = foldCall(call, { ...event, seq: Number(lastInsertRowid), at })
+    if (next) this.stmts.putCall.run(callRow(next))
+    return next
+  }
+
   async append(...events: StoreEvent[]): Promise<void> {
-    await this.transact(() => ({ events, result: undefined }))
+    this.check()
+    this.db
+      .transaction(() => {
+        for (const event of events) this.insert(event, this.readCall(event))
+      })
+      .immediate()
   }
 
-  async transact<T>(decide: Decision<T>): Promise<T> {
+  async transact<T>(key: CallKey, decide: Decision<T>): Promise<T> {
     this.check()
-    // IMMEDIATE takes the write lock first, so a decision always sees the latest log.
-    const run = this.db.transaction(() => {
-      this.catchUp()
-      const { events, result } = decide(this.calls)
-      this.insert(events)
-      return result
-    })
-    const result = run.immediate()
-    this.catchUp()
-    return result
+    // IMMEDIATE takes the write lock first, so a decision always sees the latest row.
+    return this.db
+      .transaction(() => {
+        let call = this.readCall(key)
+        const { events, result } = decide(call ? structuredClone(call) : undefined)
+        for (const event of events) {
+          if (event.agentId !== key.agentId || event.callId !== key.callId) {
+            throw new Error(
+              `transact on ${key.agentId}/${key.callId} cannot append an event for another call`,
+            )
+          }
+          call = this.insert(event, call)
+        }
+        return result
+      })
+      .immediate()
   }
 
-  async getCall(callId: string): Promise<CallRecord | undefined> {
+  async getCall(key: CallKey): Promise<CallRecord | undefined> {
     this.check()
-    this.catchUp()
-    const call = this.calls.get(callId)
-    return call ? structuredClone(call) : undefined
+    return this.readCall(key)
   }
 
-  async listCalls(filter: { agentId?: string; states?: CallState[] } = {}): Promise<CallRecord[]> {
+  async findCalls(callId: string): Promise<CallRecord[]> {
     this.check()
-    this.catchUp()
-    return [...this.calls.values()]
-      .filter((c) => filter.agentId === undefined || c.agentId === filter.agentId)
-      .filter((c) => filter.states === undefined || filter.states.includes(c.state))
-      .sort((a, b) => a.askedSeq - b.askedSeq)
-      .map((c) => structuredClone(c))
+    return parseCalls(this.stmts.findCalls.all(callId))
+  }
+
+  async listCalls(
+    filter: { agentId?: string; states?: CallState[]; timed?: boolean } = {},
+  ): Promise<CallRecord[]> {
+    this.check()
+    const where: string[] = []
+    const args: unknown[] = []
+    if (filter.agentId !== undefined) {
+      where.push('agent_id = ?')
+      args.push(filter.agentId)
+    }
+    if (filter.states !== undefined) {
+      if (filter.states.length === 0) return []
+      where.push(`state IN (${filter.states.map(() => '?').join(', ')})`)
+      args.push(...filter.states)
+    }
+    if (filter.timed !== undefined) {
+      where.push('timed = ?')
+      args.push(filter.timed ? 1 : 0)
+    }
+    const sql = `SELECT data FROM calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY asked_seq`
+    return parseCalls(this.db.prepare(sql).all(...args))
   }
 
   async projection(agentId?: string): Promise<UserQuestionProjectionView> {
     this.check()
-    this.catchUp()
-    return structuredClone(projectionOf(this.calls.values(), agentId))
+    const read = this.db.transaction(() => {
+      const active = parseCalls(
+        agentId === undefined ? this.stmts.active.all() : this.stmts.activeOfAgent.all(agentId),
+      )
+      const settled = parseCalls(
+        agentId === undefined ? this.stmts.settled.all() : this.stmts.settledOfAgent.all(agentId),
+      )
+      return {
+        active: active.map((c) => ({
+          callId: c.callId,
+          questions: c.questions,
+          state: c.state as 'open' | 'continued',
+        })),
+        settled: settled.map((c) => ({ callId: c.callId, answers: c.answers ?? [] })),
+      }
+    })
+    return read()
   }
 
-  async events(filter: { callId?: string; sinceSeq?: number } = {}): Promise<StoredEvent[]> {
+  async events(
+    filter: { agentId?: string; callId?: string; sinceSeq?: number } = {},
+  ): Promise<StoredEvent[]> {
     this.check()
     const since = filter.sinceSeq ?? 0
+    const { agentId, callId } = filter
     const rows = (
-      filter.callId === undefined
-        ? this.stmts.eventsSince.all(since)
-        : this.stmts.eventsOfCall.all(filter.callId, since)
-    ) as Array<{ seq: number; at: number; data: string }>
-    return rows.map((r) => ({ ...(JSON.parse(r.data) as StoreEvent), seq: r.seq, at: r.at }))
+      agentId !== undefined && callId !== undefined
+        ? this.stmts.eventsOfKey.all(agentId, callId, since)
+        : callId !== undefined
+          ? this.stmts.eventsOfCall.all(callId, since)
+          : agentId !== undefined
+            ? this.stmts.eventsOfAgent.all(agentId, since)
+            : this.stmts.eventsSince.all(since)
+    ) as EventRow[]
+    return rows.map(toEvent)
   }
 
-  async getCard<T>(callId: string): Promise<VersionedCard<T> | undefined> {
+  async getCard<T>(key: CallKey): Promise<VersionedCard<T> | undefined> {
     this.check()
-    const row = this.stmts.getCard.get(callId) as { version: number; state: string } | undefined
+    const row = this.stmts.getCard.get(key.agentId, key.callId) as
+      | { version: number; state: string }
+      | undefined
     return row ? { version: row.version, state: JSON.parse(row.state) as T } : undefined
   }
 
-  async casCard<T>(callId: string, expectedVersion: number, state: T): Promise<number | undefined> {
+  async casCard<T>(key: CallKey, expectedVersion: number, state: T): Promise<number | undefined> {
     this.check()
     const json = JSON.stringify(state)
+    const status = statusOf(state)
     const result =
       expectedVersion === 0
-        ? this.stmts.insertCard.run(callId, json, this.now())
-        : this.stmts.updateCard.run(json, this.now(), callId, expectedVersion)
+        ? this.stmts.insertCard.run(key.agentId, key.callId, status, json, this.now())
+        : this.stmts.updateCard.run(status, json, this.now(), key.agentId, key.callId, expectedVersion)
     return result.changes === 1 ? expectedVersion + 1 : undefined
   }
 
-  async listCards<T>(): Promise<Array<VersionedCard<T> & { callId: string }>> {
+  async findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
     this.check()
-    const rows = this.stmts.listCards.all() as Array<{ call_id: string; version: number; state: string }>
-    return rows.map((r) => ({ callId: r.call_id, version: r.version, state: JSON.parse(r.state) as T }))
+    return parseCards<T>(this.stmts.findCards.all(callId))
+  }
+
+  async listCards<T>(filter: { statuses?: string[] } = {}): Promise<Array<VersionedCard<T> & CallKey>> {
+    this.check()
+    const { statuses } = filter
+    if (statuses?.length === 0) return []
+    const rows =
+      statuses === undefined
+        ? this.stmts.listCards.all()
+        : this.db
+            .prepare(
+              `SELECT agent_id, call_id, version, state FROM cards WHERE status IN (${statuses
+                .map(() => '?')
+                .join(', ')}) ORDER BY updated_at, rowid`,
+            )
+            .all(...statuses)
+    return parseCards<T>(rows)
   }
 
   async addPost(post: PostRecord): Promise<boolean> {
     this.check()
     const r = this.stmts.addPost.run(
+      post.agentId,
       post.callId,
       post.destKey,
       post.platform,
@@ -211,14 +434,15 @@ export class SqliteStore implements Store {
     return r.changes === 1
   }
 
-  async updatePost(callId: string, destKey: string, ref: unknown): Promise<void> {
+  async updatePost(key: CallKey, destKey: string, ref: unknown): Promise<void> {
     this.check()
-    this.stmts.updatePost.run(JSON.stringify(ref ?? null), callId, destKey)
+    this.stmts.updatePost.run(JSON.stringify(ref ?? null), key.agentId, key.callId, destKey)
   }
 
-  async listPosts(callId: string): Promise<PostRecord[]> {
+  async listPosts(key: CallKey): Promise<PostRecord[]> {
     this.check()
-    const rows = this.stmts.listPosts.all(callId) as Array<{
+    const rows = this.stmts.listPosts.all(key.agentId, key.callId) as Array<{
+      agent_id: string
       call_id: string
       dest_key: string
       platform: string
@@ -226,6 +450,7 @@ export class SqliteStore implements Store {
       created_at: number
     }>
     return rows.map((r) => ({
+      agentId: r.agent_id,
       callId: r.call_id,
       destKey: r.dest_key,
       platform: r.platform,
@@ -236,16 +461,23 @@ export class SqliteStore implements Store {
 
   async audit(entry: AuditEntry): Promise<void> {
     this.check()
-    this.stmts.audit.run(entry.callId ?? null, this.now(), JSON.stringify(entry))
+    this.stmts.audit.run(entry.agentId ?? null, entry.callId ?? null, this.now(), JSON.stringify(entry))
   }
 
-  async listAudit(filter: { callId?: string; since?: number } = {}): Promise<StoredAuditEntry[]> {
+  async listAudit(
+    filter: { agentId?: string; callId?: string; since?: number } = {},
+  ): Promise<StoredAuditEntry[]> {
     this.check()
     const since = filter.since ?? 0
+    const { agentId, callId } = filter
     const rows = (
-      filter.callId === undefined
-        ? this.stmts.auditAll.all(since)
-        : this.stmts.auditCall.all(filter.callId, since)
+      callId !== undefined && agentId !== undefined
+        ? this.stmts.auditKey.all(callId, agentId, since)
+        : callId !== undefined
+          ? this.stmts.auditCall.all(callId, since)
+          : agentId !== undefined
+            ? this.stmts.auditAgent.all(agentId, since)
+            : this.stmts.auditAll.all(since)
     ) as Array<{ seq: number; at: number; data: string }>
     return rows.map((r) => ({ ...(JSON.parse(r.data) as AuditEntry), seq: r.seq, at: r.at }))
   }
@@ -255,4 +487,38 @@ export class SqliteStore implements Store {
     this.closed = true
     this.db.close()
   }
+}
+
+function toEvent(row: EventRow): StoredEvent {
+  return { ...(JSON.parse(row.data) as StoreEvent), agentId: row.agent_id, seq: row.seq, at: row.at }
+}
+
+function parseCalls(rows: unknown[]): CallRecord[] {
+  return (rows as CallRow[]).map((r) => JSON.parse(r.data) as CallRecord)
+}
+
+function parseCards<T>(rows: unknown[]): Array<VersionedCard<T> & CallKey> {
+  return (rows as Array<{ agent_id: string; call_id: string; version: number; state: string }>).map((r) => ({
+    agentId: r.agent_id,
+    callId: r.call_id,
+    version: r.version,
+    state: JSON.parse(r.state) as T,
+  }))
+}
+
+function callRow(call: CallRecord) {
+  return {
+    agentId: call.agentId,
+    callId: call.callId,
+    state: call.state,
+    timed: call.timed ? 1 : 0,
+    askedSeq: call.askedSeq,
+    settledSeq: call.settledSeq ?? null,
+    data: JSON.stringify(call),
+  }
+}
+
+function statusOf(state: unknown): string | null {
+  const status = (state as { status?: unknown } | null)?.status
+  return typeof status === 'string' ? status : null
 }

@@ -5,12 +5,21 @@ import type {
   UserQuestionProjectionView,
 } from '../protocol/types.js'
 
+/**
+ * Identifies a call. callIds are chosen by agents and models, so two agents may use the same one:
+ * only the pair is unique.
+ */
+export interface CallKey {
+  agentId: string
+  callId: string
+}
+
 /** Events of the append-only log. The projection and every call's state are folded from them. */
 export type StoreEvent =
   | {
       type: 'asked'
-      callId: string
       agentId: string
+      callId: string
       questions: AskUserQuestionItem[]
       timed: boolean
       /** Epoch ms of the timed wait's deadline. */
@@ -18,24 +27,22 @@ export type StoreEvent =
       route?: string
     }
   /** Answered inside the window (or, for a blocking ask, at all). */
-  | { type: 'answered'; callId: string; answers: AskUserQuestionAnswerItem[] }
+  | ({ type: 'answered'; answers: AskUserQuestionAnswerItem[] } & CallKey)
   /** The timed window closed: the call is continued. */
-  | { type: 'pending'; callId: string }
+  | ({ type: 'pending' } & CallKey)
   /** Any other result or failure: the call drops out of the projection. */
-  | { type: 'dropped'; callId: string; code: string; message?: string }
-  | { type: 'reply_queued'; callId: string; agentId: string; reply: LateReply }
+  | ({ type: 'dropped'; code: string; message?: string } & CallKey)
+  | ({ type: 'reply_queued'; reply: LateReply } & CallKey)
   /** The agent admitted the reply. `answers` absent means the reply had no readable batch. */
-  | { type: 'reply_admitted'; callId: string; answers?: AskUserQuestionAnswerItem[] }
-  | { type: 'reply_discarded'; callId: string }
+  | ({ type: 'reply_admitted'; answers?: AskUserQuestionAnswerItem[] } & CallKey)
+  | ({ type: 'reply_discarded' } & CallKey)
 
 export type StoredEvent = StoreEvent & { seq: number; at: number }
 
 export type CallState = 'open' | 'continued' | 'settled' | 'dropped'
 
 /** Everything known about one call, folded from the log. */
-export interface CallRecord {
-  callId: string
-  agentId: string
+export interface CallRecord extends CallKey {
   questions: AskUserQuestionItem[]
   timed: boolean
   deadline?: number
@@ -59,8 +66,7 @@ export interface VersionedCard<T> {
 }
 
 /** Where a card copy was posted: one row per call and destination. */
-export interface PostRecord {
-  callId: string
+export interface PostRecord extends CallKey {
   /** Stable key of the destination, e.g. `slack:C0123` or `web`. */
   destKey: string
   platform: string
@@ -70,6 +76,8 @@ export interface PostRecord {
 }
 
 export interface AuditEntry {
+  /** Set whenever `callId` is: the call's agent. */
+  agentId?: string
   callId?: string
   kind: string
   platform?: string
@@ -81,35 +89,47 @@ export interface AuditEntry {
 
 export type StoredAuditEntry = AuditEntry & { seq: number; at: number }
 
-/** Read-decide-append, atomically: `decide` sees the current calls and returns events to append. */
-export type Decision<T> = (calls: ReadonlyMap<string, CallRecord>) => { events: StoreEvent[]; result: T }
+/** Decide on ONE call's current row (undefined: no such call); return events for that call only. */
+export type Decision<T> = (call: CallRecord | undefined) => { events: StoreEvent[]; result: T }
 
 /**
  * The durable store. Async throughout so a networked implementation (PostgreSQL, several
- * processes sharing one database) can sit behind the same interface.
+ * processes sharing one database) can sit behind the same interface. Calls are keyed by
+ * agentId + callId; a `calls` row per call holds its folded state, written in the same
+ * transaction as the events, so nothing needs the whole history in memory.
  */
 export interface Store {
-  /** Append events unconditionally. */
+  /** Append events unconditionally; each is folded into its call's row in the same transaction. */
   append(...events: StoreEvent[]): Promise<void>
-  /** Atomically decide on the latest state and append. Concurrent decisions are serialized. */
-  transact<T>(decide: Decision<T>): Promise<T>
-  getCall(callId: string): Promise<CallRecord | undefined>
-  listCalls(filter?: { agentId?: string; states?: CallState[] }): Promise<CallRecord[]>
+  /** Atomically read one call's row, decide, and append (events must name `key`). Serialized. */
+  transact<T>(key: CallKey, decide: Decision<T>): Promise<T>
+  /** One call by key. */
+  getCall(key: CallKey): Promise<CallRecord | undefined>
+  /** Every agent's call with this callId, oldest ask first: resolves an unnamed agent, detects ambiguity. */
+  findCalls(callId: string): Promise<CallRecord[]>
+  /** Calls by agent, state and timing, in ask order. */
+  listCalls(filter?: { agentId?: string; states?: CallState[]; timed?: boolean }): Promise<CallRecord[]>
+  /** The protocol projection (timed calls only), optionally one agent's. */
   projection(agentId?: string): Promise<UserQuestionProjectionView>
-  events(filter?: { callId?: string; sinceSeq?: number }): Promise<StoredEvent[]>
+  /** The raw log (audit and history), in order. */
+  events(filter?: { agentId?: string; callId?: string; sinceSeq?: number }): Promise<StoredEvent[]>
 
-  getCard<T>(callId: string): Promise<VersionedCard<T> | undefined>
+  getCard<T>(key: CallKey): Promise<VersionedCard<T> | undefined>
   /** Write a card if its version is still `expectedVersion` (0: must not exist). Returns the new version or undefined on conflict. */
-  casCard<T>(callId: string, expectedVersion: number, state: T): Promise<number | undefined>
-  listCards<T>(): Promise<Array<VersionedCard<T> & { callId: string }>>
+  casCard<T>(key: CallKey, expectedVersion: number, state: T): Promise<number | undefined>
+  /** Every agent's card with this callId, oldest first: resolves a component that carries a callId. */
+  findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>>
+  /** Cards, least recently updated first; `statuses` filters on the card's `state.status`. */
+  listCards<T>(filter?: { statuses?: string[] }): Promise<Array<VersionedCard<T> & CallKey>>
 
   /** Record a post; false when that call already has a post at that destination. */
   addPost(post: PostRecord): Promise<boolean>
-  updatePost(callId: string, destKey: string, ref: unknown): Promise<void>
-  listPosts(callId: string): Promise<PostRecord[]>
+  updatePost(key: CallKey, destKey: string, ref: unknown): Promise<void>
+  listPosts(key: CallKey): Promise<PostRecord[]>
 
   audit(entry: AuditEntry): Promise<void>
-  listAudit(filter?: { callId?: string; since?: number }): Promise<StoredAuditEntry[]>
+  /** `callId` without `agentId` matches that callId for every agent. */
+  listAudit(filter?: { agentId?: string; callId?: string; since?: number }): Promise<StoredAuditEntry[]>
 
   close(): Promise<void>
 }

@@ -6,7 +6,7 @@ import { openStore } from '../../src/store/index.js'
 import type { Store } from '../../src/store/types.js'
 import { MemoryAdapter } from '../fakes/memory-adapter.js'
 import { startAnswerer } from '../helpers/answerer.js'
-import { colour, regions, tempDir, until } from '../helpers/service.js'
+import { colour, keyFor, regions, tempDir, until } from '../helpers/service.js'
 
 const ann: Person = { platform: 'slack', userId: 'U1', name: 'Ann' }
 const bob: Person = { platform: 'slack', userId: 'U2', name: 'Bob' }
@@ -73,7 +73,7 @@ describe('chat answerer', () => {
     }
     void service.askTimed({ questions: [colour], agent }, 'slow-post', 60_000).catch(() => {})
     await until(() => adapter.messagesFor('slow-post')[0]?.updates === 1, 'copy updated after the post')
-    await service.cancel('slow-post')
+    await service.cancel(await keyFor(service.store, 'slow-post'))
   })
 
   it('a click on the first copy while later copies are still being posted answers the ask', async () => {
@@ -85,7 +85,10 @@ describe('chat answerer', () => {
       // Someone answers the first copy before the second one is out.
       if (++posts === 1) {
         void click(card.callId, 'Red', ann)
-        await until(async () => (await chat.host.getCard(card.callId))?.status === 'answered', 'answered')
+        await until(
+          async () => (await chat.host.getCard({ callId: card.callId }))?.status === 'answered',
+          'answered',
+        )
       }
       return ref
     }
@@ -112,7 +115,7 @@ describe('chat answerer', () => {
   it('the same interaction delivered twice is applied once', async () => {
     const { service, agent, chat, store } = await setup()
     void service.ask({ questions: [regions], agent, wait: { callId: 'dup' } }).catch(() => {})
-    await until(async () => store.getCard('dup'), 'card')
+    await until(async () => store.getCard(await keyFor(store, 'dup')), 'card')
     const toggle = {
       callId: 'dup',
       interaction: {
@@ -124,7 +127,7 @@ describe('chat answerer', () => {
     }
     await chat.host.handle(toggle)
     await chat.host.handle(toggle)
-    expect((await chat.host.getCard('dup'))?.drafts.regions?.selected).toEqual(['eu'])
+    expect((await chat.host.getCard({ callId: 'dup' }))?.drafts.regions?.selected).toEqual(['eu'])
     expect((await store.listAudit({ callId: 'dup' })).filter((e) => e.kind === 'interaction')).toHaveLength(1)
   })
 
@@ -142,7 +145,7 @@ describe('chat answerer', () => {
     const { service, agent, chat, store } = await setup()
     let result: unknown
     const asking = service.askTimed({ questions: [colour], agent }, 'hold', 60_000).then((r) => (result = r))
-    await until(async () => store.getCard('hold'), 'card')
+    await until(async () => store.getCard(await keyFor(store, 'hold')), 'card')
     const held = await chat.host.handle({
       callId: 'hold',
       interaction: { id: 'h1', actor: ann, action: { type: 'hold' }, at: 1 },
@@ -152,21 +155,24 @@ describe('chat answerer', () => {
     // Two minutes past the one-minute deadline (every due timer has run): still open, Ann holds it.
     await vi.advanceTimersByTimeAsync(180_000)
     expect(result).toBeUndefined()
-    expect((await chat.host.getCard('hold'))?.status).toBe('open')
+    expect((await chat.host.getCard({ callId: 'hold' }))?.status).toBe('open')
     await chat.host.handle({
       callId: 'hold',
       interaction: { id: 'h2', actor: ann, action: { type: 'release' }, at: 2 },
     })
     await asking
     expect(result).toEqual({ pending: true, callId: 'hold' })
-    await until(async () => (await chat.host.getCard('hold'))?.status === 'continued', 'continued')
+    await until(
+      async () => (await chat.host.getCard({ callId: 'hold' }))?.status === 'continued',
+      'continued',
+    )
   })
 
   it('take my time then answering inside the window returns the answer', async () => {
     fakeTime()
     const { service, agent, chat, store, click } = await setup()
     const asking = service.askTimed({ questions: [colour], agent }, 'hold2', 60_000)
-    await until(async () => store.getCard('hold2'), 'card')
+    await until(async () => store.getCard(await keyFor(store, 'hold2')), 'card')
     await chat.host.handle({
       callId: 'hold2',
       interaction: { id: 'h1', actor: ann, action: { type: 'hold' }, at: 1 },
@@ -179,13 +185,16 @@ describe('chat answerer', () => {
   it('a hold ends by itself after holdMaxMs (a person who walked away)', async () => {
     const { service, agent, chat, store } = await setup({ holdMaxMs: 100 })
     const asking = service.askTimed({ questions: [colour], agent }, 'walk', 50)
-    await until(async () => store.getCard('walk'), 'card')
+    await until(async () => store.getCard(await keyFor(store, 'walk')), 'card')
     await chat.host.handle({
       callId: 'walk',
       interaction: { id: 'h1', actor: ann, action: { type: 'hold' }, at: 1 },
     })
     await expect(asking).resolves.toEqual({ pending: true, callId: 'walk' })
-    await until(async () => (await chat.host.getCard('walk'))?.holders.length === 0, 'holder dropped')
+    await until(
+      async () => (await chat.host.getCard({ callId: 'walk' }))?.holders.length === 0,
+      'holder dropped',
+    )
   })
 
   it('a question answered through another answerer says so on every copy', async () => {
@@ -193,12 +202,12 @@ describe('chat answerer', () => {
     // A local terminal UI, first in a host's own chain, answers after the chat card is posted.
     const cards = service.ask({ questions: [colour], agent, wait: { callId: 'elsewhere' } })
     await until(() => adapter.messagesFor('elsewhere').length === 1, 'posted')
-    service.emit('answered', 'elsewhere', [{ id: 'colour', selected: ['Red'] }])
+    service.emit('answered', { agentId: 'agent', callId: 'elsewhere' }, [{ id: 'colour', selected: ['Red'] }])
     await until(
       () => /answered elsewhere/i.test(adapter.messagesFor('elsewhere')[0]?.text ?? ''),
       'elsewhere shown',
     )
-    await service.cancel('elsewhere')
+    await service.cancel(await keyFor(service.store, 'elsewhere'))
     await cards.catch(() => {})
   })
 
@@ -244,11 +253,17 @@ describe('late replies and the cards', () => {
     expect(await service.askTimed({ questions: [colour], agent }, 'again', 20)).toMatchObject({
       pending: true,
     })
-    await until(async () => (await chat.host.getCard('again'))?.status === 'continued', 'continued')
+    await until(
+      async () => (await chat.host.getCard({ callId: 'again' }))?.status === 'continued',
+      'continued',
+    )
     await click('again', 'Red', ann)
     await until(async () => (await service.replies('agent')).length === 1, 'first reply')
     expect(await service.discardReply('agent', 'again')).toBe(true)
-    await until(async () => (await chat.host.getCard('again'))?.status === 'continued', 'reopened')
+    await until(
+      async () => (await chat.host.getCard({ callId: 'again' }))?.status === 'continued',
+      'reopened',
+    )
     await until(() => (adapter.messagesFor('again')[0]?.components.length ?? 0) > 0, 'live again')
     await click('again', 'Blue', bob)
     const replies = await until(async () => {
@@ -303,9 +318,9 @@ describe('restart', () => {
     cleanups.push(close)
     await service.recover()
 
-    expect((await chat.host.getCard('done'))?.answeredBy).toEqual(bob)
-    expect((await chat.host.getCard('blocking'))?.drafts.colour?.selected).toEqual(['Red'])
-    expect((await chat.host.getCard('timed'))?.status).toBe('continued')
+    expect((await chat.host.getCard({ callId: 'done' }))?.answeredBy).toEqual(bob)
+    expect((await chat.host.getCard({ callId: 'blocking' }))?.drafts.colour?.selected).toEqual(['Red'])
+    expect((await chat.host.getCard({ callId: 'timed' }))?.status).toBe('continued')
 
     // The blocking ask re-attaches with the same agent and call: same card, no new message.
     const agent = service.agents.ensure('agent')
@@ -346,7 +361,7 @@ describe('restart', () => {
     })
     expect(late.ok).toBe(true)
     expect((await service.replies('agent')).map((r) => r.callId)).toEqual(['timed'])
-    const card = (await chat.host.getCard('timed')) as CardState
+    const card = (await chat.host.getCard({ callId: 'timed' })) as CardState
     expect(card.status).toBe('answered')
   })
 })

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { keyFor } from '../helpers/service.js'
 import { act, request, startBridge, type TestBridge, until } from '../server/helpers.js'
 import { ensureBuilt } from './built.js'
 import { askbridge } from './run.js'
@@ -169,7 +170,7 @@ describe('askbridge ask', () => {
       expect(r.stderr).toContain('the bridge is restarting; re-attaching to gate-restart-1')
       expect([r.code, r.stdout]).toEqual([0, 'Approve\n'])
       expect(r.stderr).toContain('approved by Margaret')
-      expect(await s.bridge.store.listPosts('gate-restart-1')).toHaveLength(1)
+      expect(await s.bridge.store.listPosts(await keyFor(s.bridge.store, 'gate-restart-1'))).toHaveLength(1)
     } finally {
       await first?.close()
       await second?.close()

@@ -15,7 +15,7 @@ import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import type { Router } from '../../src/routing/types.js'
 import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
-import { until } from '../helpers/service.js'
+import { keyFor, until } from '../helpers/service.js'
 
 type Responders = NonNullable<CardState['responders']>
 
@@ -148,7 +148,7 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
       await posted('multi')
       await h.select('multi', 0, ['eu', 'ap'], h.people.ann)
       await until(
-        async () => (await chat.host.getCard('multi'))?.drafts.regions?.selected.length === 2,
+        async () => (await chat.host.getCard({ callId: 'multi' }))?.drafts.regions?.selected.length === 2,
         'draft',
       )
       await h.press('multi', { verb: 'submit' }, h.people.ann)
@@ -174,7 +174,7 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
       await h.select('batch', 1, ['us'], h.people.ann)
       await h.press('batch', { verb: 'skip', q: 2 }, h.people.bob)
       await until(async () => {
-        const card = await chat.host.getCard('batch')
+        const card = await chat.host.getCard({ callId: 'batch' })
         return card?.drafts.why?.skipped && card.drafts.regions?.selected.length === 1 && card.drafts.colour
       }, 'drafts')
       await h.press('batch', { verb: 'submit' }, h.people.bob)
@@ -228,7 +228,7 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
     it('cancel: the ask fails with ASK_CANCELLED and the card says so', async () => {
       const asking = service.ask({ questions: [colour], agent: agent(), wait: { callId: 'cancel' } })
       await posted('cancel')
-      await service.cancel('cancel')
+      await service.cancel(await keyFor(service.store, 'cancel'))
       await expect(asking).rejects.toMatchObject({ code: 'ASK_CANCELLED' })
       await until(async () => /cancelled/i.test(await h.text('cancel')), 'cancelled shown')
       expect(await h.live('cancel')).toBe(false)
@@ -280,13 +280,13 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
       await posted('gate')
       await h.press('gate', { verb: 'approve' }, h.people.bob)
       await until(async () => (await h.notices(h.people.bob)).length > 0, 'refusal notice')
-      expect((await chat.host.getCard('gate'))?.status).toBe('open')
+      expect((await chat.host.getCard({ callId: 'gate' }))?.status).toBe('open')
       expect(await h.live('gate')).toBe(true)
       if (h.onlyAnn) {
         await h.press('gate', { verb: 'approve' }, h.people.ann)
         expect(await asking).toEqual({ answers: [{ id: 'deploy', selected: ['Approve'] }] })
       } else {
-        await service.cancel('gate')
+        await service.cancel(await keyFor(service.store, 'gate'))
         await expect(asking).rejects.toMatchObject({ code: 'ASK_CANCELLED' })
       }
       const refused = (await service.store.listAudit({ callId: 'gate' })).filter((e) => e.refused)

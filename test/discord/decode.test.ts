@@ -12,7 +12,7 @@ import { declineModal, otherModal } from '../../adapters/discord/modal.js'
 import { clamp, escapeMentions, noticeText, pickLocale, splitMarkdown } from '../../adapters/discord/text.js'
 import { importPublicKey, ReplayGuard, verifyDiscordSignature } from '../../adapters/discord/verify.js'
 import { newCard } from '../../src/card/apply.js'
-import { encodeComponentId } from '../../src/card/codec.js'
+import { cardRef, encodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { validateModal } from '../fakes/discord/validate.js'
@@ -40,8 +40,8 @@ const questions: AskUserQuestionItem[] = [
   { id: 'why', question: 'Why?' },
 ]
 const card: CardState = newCard({ callId: 'call-7', agentId: 'a', questions, now: 0 })
-const id = (ref: Omit<Parameters<typeof encodeComponentId>[0], 'callId'>) =>
-  encodeComponentId({ callId: 'call-7', ...ref })
+const id = (ref: Omit<Parameters<typeof encodeComponentId>[0], 'callId' | 'agent'>) =>
+  encodeComponentId({ ...cardRef(card), ...ref })
 
 describe('decoding recorded Discord payloads', () => {
   it('reads a guild button click: member.user, roles, locale, snowflake time', () => {
@@ -50,7 +50,7 @@ describe('decoding recorded Discord payloads', () => {
     expect(decoded).toEqual({
       kind: 'apply',
       inbound: {
-        callId: 'call-7',
+        ...cardRef(card),
         interaction: {
           id: '1457536583141163186',
           actor: {

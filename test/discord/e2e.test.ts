@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
-import { until } from '../helpers/service.js'
+import { keyFor, until } from '../helpers/service.js'
 import { alice, bob, type DiscordRig, discordRig } from './rig.js'
 
 let rig: DiscordRig | undefined
@@ -129,7 +129,7 @@ describe('Discord end to end', () => {
     // Alice closes the form. Bob answers with a button; the card never said Alice was holding it.
     await rig.press('nohold-1', { verb: 'choose', q: 0, o: 0 }, bob)
     await expect(answer).resolves.toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
-    expect((await rig.chat.host.getCard('nohold-1'))?.holders).toEqual([])
+    expect((await rig.chat.host.getCard({ callId: 'nohold-1' }))?.holders).toEqual([])
     for (const message of rig.fake.channelMessages())
       for (const body of message.history) expect(JSON.stringify(body)).not.toContain('taking their time')
   })
@@ -146,12 +146,12 @@ describe('Discord end to end', () => {
     await until(() => rig?.component('paged-1', { verb: 'set', q: 0, o: 1 }), 'second menu')
     await rig.choose('paged-1', 0, ['27'], alice, 1)
     await until(
-      async () => (await rig?.chat.host.getCard('paged-1'))?.drafts.tags?.selected.length === 1,
+      async () => (await rig?.chat.host.getCard({ callId: 'paged-1' }))?.drafts.tags?.selected.length === 1,
       'draft 1',
     )
     await rig.choose('paged-1', 0, ['1', '2'], alice, 0)
     await until(
-      async () => (await rig?.chat.host.getCard('paged-1'))?.drafts.tags?.selected.length === 3,
+      async () => (await rig?.chat.host.getCard({ callId: 'paged-1' }))?.drafts.tags?.selected.length === 3,
       'draft 2',
     )
     // The menus now show the shared selection as defaults.
@@ -183,7 +183,8 @@ describe('Discord end to end', () => {
     for (let i = 0; i < 5; i++) await rig.press('batch-6', { verb: 'choose', q: i, o: i % 2 })
     await rig.press('batch-6', { verb: 'skip', q: 5 }, bob)
     await until(
-      async () => Object.keys((await rig?.chat.host.getCard('batch-6'))?.drafts ?? {}).length === 6,
+      async () =>
+        Object.keys((await rig?.chat.host.getCard({ callId: 'batch-6' }))?.drafts ?? {}).length === 6,
       'drafts',
     )
     await rig.press('batch-6', { verb: 'submit' }, bob)
@@ -274,7 +275,7 @@ describe('Discord end to end', () => {
     rig = await discordRig()
     const answer = rig.service.ask({ questions: [colour], wait: { callId: 'cancel-1' } })
     await until(() => rig?.component('cancel-1', { verb: 'choose', q: 0, o: 0 }), 'card posted')
-    await rig.service.cancel('cancel-1')
+    await rig.service.cancel(await keyFor(rig.service.store, 'cancel-1'))
     await expect(answer).rejects.toMatchObject({ code: 'ASK_CANCELLED' })
     await until(async () => /Cancelled/.test((await rig?.text('cancel-1')) ?? ''), 'cancel shown')
     expect(await rig.hasLiveComponents('cancel-1')).toBe(false)
@@ -327,7 +328,7 @@ describe('Discord cards that change size', () => {
     // The grown copy is recorded in the store, so an update after a restart edits both messages.
     const ids = rig.fake.channelMessages().map((m) => m.id)
     await until(async () => {
-      const [post] = (await rig?.service.store.listPosts('grow-1')) ?? []
+      const [post] = (await rig?.service.store.listPosts(await keyFor(rig?.service.store, 'grow-1'))) ?? []
       return (
         JSON.stringify((post?.ref as { messageIds?: string[] } | undefined)?.messageIds) ===
         JSON.stringify(ids)
@@ -437,7 +438,7 @@ describe('Discord messages removed by people', () => {
     const [first, second] = await rig.messages('deleted-1')
     expect(second).toBeDefined()
     rig.fake.messages.delete(first?.id ?? '')
-    await rig.service.cancel('deleted-1')
+    await rig.service.cancel(await keyFor(rig.service.store, 'deleted-1'))
     await expect(answer).rejects.toMatchObject({ code: 'ASK_CANCELLED' })
     await until(
       () => rig?.fake.messages.get(second?.id ?? '')?.components.length === 0,
@@ -487,7 +488,7 @@ describe('Discord HTTP interactions (Ed25519)', () => {
     // A forged click changes nothing.
     const forged = rig.fake.prepareClick(found.message.id, found.customId, bob)
     expect(await rig.fake.postHttpInteraction(forged, true)).toBe(401)
-    expect((await rig.chat.host.getCard('http-1'))?.holders).toEqual([])
+    expect((await rig.chat.host.getCard({ callId: 'http-1' }))?.holders).toEqual([])
 
     const opened = await rig.fake.click(found.message.id, found.customId, alice)
     expect(opened.response).toMatchObject({ type: 9 })
@@ -525,7 +526,9 @@ describe('Discord acknowledgements (the 3-second rule)', () => {
     const record = await rig.press('durable-1', { verb: 'choose', q: 0, o: 1 })
     expect(record.response).toEqual({ type: 6 })
     // Read right when the response arrived: an adapter that answered first would be caught here.
-    const card = await rig.store.getCard<{ drafts: Record<string, { selected: string[] }> }>('durable-1')
+    const card = await rig.store.getCard<{ drafts: Record<string, { selected: string[] }> }>(
+      await keyFor(rig.store, 'durable-1'),
+    )
     expect(card?.state.drafts.colour?.selected).toEqual(['Blue'])
   })
 
@@ -538,7 +541,7 @@ describe('Discord acknowledgements (the 3-second rule)', () => {
     expect(record.response).toEqual({ type: 6 })
     expect(record.errors).toEqual([])
     await until(
-      async () => (await rig?.chat.host.getCard('slow-1'))?.drafts.colour?.selected[0] === 'Red',
+      async () => (await rig?.chat.host.getCard({ callId: 'slow-1' }))?.drafts.colour?.selected[0] === 'Red',
       'click applied after the defer',
     )
   })

@@ -2,7 +2,7 @@ import type { APIButtonComponentWithCustomId, APIStringSelectComponent } from 'd
 import { describe, expect, it } from 'vitest'
 import { cardToDiscordMessages, type DiscordMessage, embedLength } from '../../adapters/discord/render.js'
 import { newCard } from '../../src/card/apply.js'
-import { decodeComponentId } from '../../src/card/codec.js'
+import { cardRef, decodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import type { AskUserQuestionItem, AskUserQuestionOption } from '../../src/protocol/types.js'
 import { validateMessage } from '../fakes/discord/validate.js'
@@ -73,8 +73,8 @@ describe('cardToDiscordMessages: options', () => {
     expect(paged[1]?.options[0]?.value).toBe('25')
     expect(paged[1]?.placeholder).toContain('26–26 of 26')
     expect(paged.map((s) => decodeComponentId(s.custom_id))).toEqual([
-      { callId: 'call-1', verb: 'set', q: 0, o: 0 },
-      { callId: 'call-1', verb: 'set', q: 0, o: 1 },
+      { ...cardRef({ agentId: 'a', callId: 'call-1' }), verb: 'set', q: 0, o: 0 },
+      { ...cardRef({ agentId: 'a', callId: 'call-1' }), verb: 'set', q: 0, o: 1 },
     ])
   })
 

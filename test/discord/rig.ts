@@ -2,6 +2,7 @@
  * The Discord end-to-end rig: the fake Discord, the real discord.js Client inside DiscordAdapter,
  * and the real ChatAnswerer + UserQuestionService on an in-memory SQLite store.
  */
+
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -19,6 +20,7 @@ import {
   type InteractionRecord,
   type StoredMessage,
 } from '../fakes/discord/server.js'
+import { keyFor } from '../helpers/service.js'
 
 export const alice: FakeUser = {
   id: '210000000000000001',
@@ -103,7 +105,7 @@ export async function discordRig(options: RigOptions = {}) {
 
   /** The card's messages in the fake, first to last. */
   const messages = async (callId: string): Promise<StoredMessage[]> => {
-    const posts = await store.listPosts(callId)
+    const posts = await store.listPosts(await keyFor(store, callId))
     const ref = posts[0]?.ref as DiscordRef | undefined
     if (!ref) return []
     const ids = new Set(ref.messageIds)

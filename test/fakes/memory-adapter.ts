@@ -1,6 +1,6 @@
 import type { CardHost, ChatAdapter } from '../../src/answerer/adapter.js'
 import { displayName, isLive } from '../../src/card/apply.js'
-import { type ComponentRef, decodeComponentId, encodeComponentId } from '../../src/card/codec.js'
+import { type ComponentRef, cardRef, decodeComponentId, encodeComponentId } from '../../src/card/codec.js'
 import type { CardAction, CardState, Destination, Person } from '../../src/card/types.js'
 
 /** What the in-memory platform shows for a card: text and usable component ids. */
@@ -33,7 +33,8 @@ export function cardToMemoryMessage(card: CardState): Pick<MemoryMessage, 'text'
   if (card.status === 'elsewhere') lines.push('Answered elsewhere.')
   if (card.quorum > 1) lines.push(`${card.approvals.length} of ${card.quorum} approvals`)
   if (live) {
-    const id = (ref: Omit<ComponentRef, 'callId'>) => encodeComponentId({ callId: card.callId, ...ref })
+    const id = (ref: Omit<ComponentRef, 'callId' | 'agent'>) =>
+      encodeComponentId({ ...cardRef(card), ...ref })
     if (card.kind === 'approval') {
       components.push(id({ verb: 'approve' }), id({ verb: 'reject' }))
       const intent = card.questions[0]?.intent
@@ -160,11 +161,11 @@ export class MemoryAdapter implements ChatAdapter {
     })
     if (!message || !componentId || !this.host) throw new Error('no such component on the message')
     const ref = decodeComponentId(componentId)!
-    const card = await this.host.getCard(ref.callId)
+    const card = await this.host.getCard(ref)
     const action = card && componentToAction(card, ref, input)
     if (!action) throw new Error('component does not map to an action')
     const outcome = await this.host.handle({
-      callId: ref.callId,
+      ...cardRef(card),
       interaction: { id: deliveryId, actor: person, action, at: Date.now() },
     })
     if (outcome.message) await this.notify(person, outcome.message)

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
-import type { Store } from '../../src/store/types.js'
+import type { CallKey, Store } from '../../src/store/types.js'
 
 export const colour: AskUserQuestionItem = {
   id: 'colour',
@@ -53,4 +53,14 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 10))
   }
   throw new Error(`timed out waiting for ${what}`)
+}
+
+/**
+ * The key of the one call with this callId (tests that ask as a single agent). An unknown
+ * callId gives the `default` agent's key; several agents' calls throw.
+ */
+export async function keyFor(store: Pick<Store, 'findCalls'> | undefined, callId: string): Promise<CallKey> {
+  const found = store ? await store.findCalls(callId) : []
+  if (found.length > 1) throw new Error(`callId "${callId}" names calls of several agents`)
+  return { agentId: found[0]?.agentId ?? 'default', callId }
 }

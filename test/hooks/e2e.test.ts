@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ComponentRef, encodeComponentId } from '../../src/card/codec.js'
+import { type ComponentRef, cardRef, encodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import { RESPOND_ID } from '../../src/hooks/elicit.js'
 import { ensureBuilt } from '../cli/built.js'
@@ -18,7 +18,7 @@ import { waitResponded } from '../discord/rig.js'
 import { type FakeUser as DiscordUser, FakeDiscord } from '../fakes/discord/server.js'
 import { FakeSlack, type FakeUser as SlackUser } from '../fakes/slack/server.js'
 import { fixture } from '../helpers/claude-code.js'
-import { until } from '../helpers/service.js'
+import { keyFor, until } from '../helpers/service.js'
 import { startBridge, type TestBridge } from '../server/helpers.js'
 import { blocksText } from '../slack/rig.js'
 
@@ -97,18 +97,19 @@ async function nextCard(): Promise<CardState> {
   }, 'a new hook card')
   seen.add(card.callId)
   await until(async () => {
-    const platforms = (await tb.bridge.store.listPosts(card.callId)).map((p) => p.platform)
+    const platforms = (await tb.bridge.store.listPosts(card)).map((p) => p.platform)
     return platforms.includes('slack') && platforms.includes('discord')
   }, 'the Slack and Discord copies')
   return card
 }
 
-async function slackUse(callId: string, ref: Omit<ComponentRef, 'callId'>) {
-  return slack.use(grace, callId, encodeComponentId({ callId, ...ref }))
+async function slackUse(callId: string, ref: Omit<ComponentRef, 'callId' | 'agent'>) {
+  const call = cardRef(await keyFor(tb.bridge.store, callId))
+  return slack.use(grace, callId, encodeComponentId({ ...call, ...ref }))
 }
 
-async function discordClick(callId: string, ref: Omit<ComponentRef, 'callId'>) {
-  const customId = encodeComponentId({ callId, ...ref })
+async function discordClick(callId: string, ref: Omit<ComponentRef, 'callId' | 'agent'>) {
+  const customId = encodeComponentId({ ...cardRef(await keyFor(tb.bridge.store, callId)), ...ref })
   const message = await until(() => discord.messageWith(customId), `Discord component ${customId}`)
   const record = await discord.click(message.id, customId, linus)
   await waitResponded(record)
@@ -235,12 +236,12 @@ describe('Elicitation', () => {
       () => slack.noticesFor(grace.id).includes('Contact email must be an email address; please try again.'),
       `the private refusal (notices: ${JSON.stringify(slack.noticesFor(grace.id))})`,
     )
-    expect((await tb.bridge.store.getCard<CardState>(card.callId))?.state.drafts.contact).toBeUndefined()
+    expect((await tb.bridge.store.getCard<CardState>(card))?.state.drafts.contact).toBeUndefined()
     await slackUse(card.callId, { verb: 'other', q: 2 })
     const again = await until(() => slack.openViewOf(grace.id), 'the form again')
     await slack.submitView(grace.id, again.id, { answer: { text: 'ada@example.com' } })
     await until(
-      async () => (await tb.bridge.store.getCard<CardState>(card.callId))?.state.drafts.contact,
+      async () => (await tb.bridge.store.getCard<CardState>(card))?.state.drafts.contact,
       'the email draft',
     )
     await slackUse(card.callId, { verb: 'submit' })

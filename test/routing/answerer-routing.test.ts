@@ -45,13 +45,13 @@ describe('allowed responders, quorum and requester exclusion', () => {
     const agent = service.agents.register('deploy-api')
     void service.ask({ questions: [deployApproval], agent, wait: { callId: 'gate' } }).catch(() => {})
     await until(() => adapter.messagesFor('gate').length === 1, 'posted')
-    const before = await chat.host.getCard('gate')
+    const before = await chat.host.getCard({ callId: 'gate' })
     const outcome = await press('gate', stranger, 'approve')
     expect(outcome).toMatchObject({
       ok: false,
       message: 'You are not one of the people who may answer this question.',
     })
-    expect((await chat.host.getCard('gate'))?.approvals).toEqual(before?.approvals)
+    expect((await chat.host.getCard({ callId: 'gate' }))?.approvals).toEqual(before?.approvals)
     const audit = await store.listAudit({ callId: 'gate' })
     expect(audit.filter((e) => e.refused)).toEqual([
       expect.objectContaining({

@@ -15,7 +15,7 @@ import { openStore } from '../../src/store/index.js'
 import type { Store } from '../../src/store/types.js'
 import { FakeSlack, type FakeUser, type StoredMessage } from '../fakes/slack/server.js'
 import { deployApproval, manualClock, onCallRoutes } from '../helpers/routing.js'
-import { tempDir, until } from '../helpers/service.js'
+import { keyFor, tempDir, until } from '../helpers/service.js'
 import { blocksText } from '../slack/rig.js'
 
 const lead: FakeUser = { id: 'U0LEAD', name: 'Lead' }
@@ -81,7 +81,7 @@ async function startBridge(fake: FakeSlack, store: Store, c: Clock, options: { g
   /** Every pending interaction handled and every card update sent. */
   const settle = async (callId: string) => {
     await adapter.idle()
-    await chat.refresh(callId)
+    await chat.refresh(await keyFor(store, callId))
     await adapter.idle()
   }
   return { service, adapter, chat, store, stop, settle }
@@ -158,7 +158,7 @@ describe('Slack routing: the deployApproval gate', () => {
     await b.settle('gate')
     expect(fake.calls.filter((x) => x.method === 'chat.update').length).toBe(updatesBefore)
     expect(fake.messagesOf('gate')[0]?.history.length).toBe(historyBefore)
-    expect((await b.chat.host.getCard('gate'))?.approvals).toEqual([])
+    expect((await b.chat.host.getCard({ callId: 'gate' }))?.approvals).toEqual([])
     expect(controls(fake, 'gate').map((x) => x.ref.verb)).toContain('approve')
     const refused = (await b.store.listAudit({ callId: 'gate' })).filter((e) => e.refused)
     expect(refused).toEqual([
@@ -219,7 +219,9 @@ describe('Slack routing: the deployApproval gate', () => {
     c.advance(2 * MINUTE + 1_000)
     await click(fake, 'grp', otto, 'approve')
     expect(await notice(fake, otto, 1)).toBe(NOT_ALLOWED)
-    expect((await b.chat.host.getCard('grp'))?.approvals.map((p) => p.userId)).toEqual([newbie.id])
+    expect((await b.chat.host.getCard({ callId: 'grp' }))?.approvals.map((p) => p.userId)).toEqual([
+      newbie.id,
+    ])
   })
 
   it('quorum 2 of 3: the requester cannot approve, a repeated approver counts once, the card shows progress', async () => {
@@ -234,7 +236,7 @@ describe('Slack routing: the deployApproval gate', () => {
     // Ona is in the on-call group, but she asked for this deploy.
     await click(fake, 'q2', ona, 'approve')
     expect(await notice(fake, ona, 1)).toBe(NOT_ALLOWED)
-    expect((await b.chat.host.getCard('q2'))?.approvals).toEqual([])
+    expect((await b.chat.host.getCard({ callId: 'q2' }))?.approvals).toEqual([])
 
     await click(fake, 'q2', otto, 'approve')
     expect(await notice(fake, otto, 1)).toBe('Approval recorded: 1 of 2.')
@@ -242,7 +244,7 @@ describe('Slack routing: the deployApproval gate', () => {
     await click(fake, 'q2', otto, 'approve')
     expect(await notice(fake, otto, 2)).toMatch(/already approved/i)
     await b.settle('q2')
-    expect((await b.chat.host.getCard('q2'))?.approvals.map((p) => p.userId)).toEqual([otto.id])
+    expect((await b.chat.host.getCard({ callId: 'q2' }))?.approvals.map((p) => p.userId)).toEqual([otto.id])
     expect(shown(fake, 'q2')[0]).toContain('1 of 2 approvals: @U0OTTO')
 
     await click(fake, 'q2', lead, 'approve')

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LateReply } from '../../src/protocol/types.js'
+import { keyFor } from '../helpers/service.js'
 import { act, cardPosted, request, startBridge, type TestBridge, until } from './helpers.js'
 
 const colour = { id: 'colour', question: 'Which colour?', options: [{ label: 'Red' }, { label: 'Blue' }] }
@@ -127,7 +128,7 @@ describe('POST /v1/ask', () => {
     const [a, c] = await Promise.all([first, second])
     expect(a.body).toEqual({ answers: [{ id: 'colour', selected: ['Blue'] }], callId: 'again-1' })
     expect(c.body).toEqual(a.body)
-    expect(await b.bridge.store.listPosts('again-1')).toHaveLength(1)
+    expect(await b.bridge.store.listPosts(await keyFor(b.bridge.store, 'again-1'))).toHaveLength(1)
   })
 
   test('a client that disconnects does not cancel: the same callId re-attaches and gets the answer', async () => {
@@ -150,7 +151,7 @@ describe('POST /v1/ask', () => {
     }, 'second ask waiting')
     await act(b.url, 'left-1', { type: 'choose', questionId: 'colour', label: 'Red' })
     expect((await again).body).toEqual({ answers: [{ id: 'colour', selected: ['Red'] }], callId: 'left-1' })
-    expect(await b.bridge.store.listPosts('left-1')).toHaveLength(1)
+    expect(await b.bridge.store.listPosts(await keyFor(b.bridge.store, 'left-1'))).toHaveLength(1)
   })
 })
 
@@ -172,7 +173,7 @@ test('answered while nobody waited: asking again with the callId returns that an
   )
   const again = await request(b.url, 'POST', '/v1/ask', { callId: 'left-2', questions: [colour] })
   expect(again.body).toEqual({ answers: [{ id: 'colour', selected: ['Blue'] }], callId: 'left-2' })
-  expect(await b.bridge.store.listPosts('left-2')).toHaveLength(1)
+  expect(await b.bridge.store.listPosts(await keyFor(b.bridge.store, 'left-2'))).toHaveLength(1)
 })
 
 describe('late replies', () => {
@@ -354,7 +355,7 @@ describe('questions', () => {
     const asking = request(b.url, 'POST', '/v1/ask', { callId: 'cx-1', questions: [colour] })
     await cardPosted(b.url, 'cx-1')
     const del = await request(b.url, 'DELETE', '/v1/questions/cx-1')
-    expect(del.body).toEqual({ cancelled: true, callId: 'cx-1' })
+    expect(del.body).toEqual({ cancelled: true, callId: 'cx-1', agentId: 'default' })
     const res = await asking
     expect(res.status).toBe(410)
     expect(res.body.error).toMatchObject({ name: 'UserQuestionError', code: 'ASK_CANCELLED' })

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, test } from 'vitest'
+import { keyFor } from '../helpers/service.js'
 import { act, cardPosted, request, startBridge, until } from './helpers.js'
 
 const colour = { id: 'colour', question: 'Which colour?', options: [{ label: 'Red' }, { label: 'Blue' }] }
@@ -37,7 +38,9 @@ test('graceful shutdown ends waiting asks with 503; after a restart the same cal
       answers: [{ id: 'colour', selected: ['Blue'] }],
       callId: 'restart-1',
     })
-    expect(await second.bridge.store.listPosts('restart-1')).toHaveLength(1)
+    expect(await second.bridge.store.listPosts(await keyFor(second.bridge.store, 'restart-1'))).toHaveLength(
+      1,
+    )
   } finally {
     await second.close()
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { UserQuestionError } from '../../src/protocol/errors.js'
 import type { AskUserQuestionItem, AskUserQuestionRequest } from '../../src/protocol/types.js'
-import { colour, makeService, regions, until } from '../helpers/service.js'
+import { colour, keyFor, makeService, regions, until } from '../helpers/service.js'
 
 const approval: AskUserQuestionItem = {
   id: 'deploy',
@@ -238,7 +238,10 @@ describe('ask: the waterfall', () => {
     const { service } = makeService()
     service.use(async () => ({ answers: [{ id: 'colour', selected: ['Red'] }] }))
     await service.ask({ questions: [colour], wait: { callId: 'blocking-1' } })
-    expect(await service.getCall('blocking-1')).toMatchObject({ state: 'settled', timed: false })
+    expect(await service.getCall(await keyFor(service.store, 'blocking-1'))).toMatchObject({
+      state: 'settled',
+      timed: false,
+    })
     expect(await service.projection()).toEqual({ active: [], settled: [] })
   })
 })

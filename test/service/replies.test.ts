@@ -1,10 +1,10 @@
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { UserQuestionService } from '../../src/service/service.js'
-import { foldEvent, projectionOf } from '../../src/store/fold.js'
+import { foldAll, projectionOf } from '../../src/store/fold.js'
 import { openStore } from '../../src/store/index.js'
-import type { CallRecord, StoredEvent } from '../../src/store/types.js'
-import { colour, makeService, regions, tempDir, until } from '../helpers/service.js'
+import type { StoredEvent } from '../../src/store/types.js'
+import { colour, keyFor, makeService, regions, tempDir, until } from '../helpers/service.js'
 
 const red = { answers: [{ id: 'colour', selected: ['Red'] }] }
 
@@ -106,13 +106,15 @@ describe('answer (late replies)', () => {
     const { service } = makeService()
     await continued(service, 'c1')
     await continued(service, 'c2')
-    expect(await service.cancel('c1')).toBe(true)
+    expect(await service.cancel(await keyFor(service.store, 'c1'))).toBe(true)
     expect(await service.answer('a', 'c1', red)).toBe(false)
     await service.answer('a', 'c2', red)
-    await expect(service.cancel('c2')).rejects.toMatchObject({ code: 'REPLY_QUEUED' })
+    await expect(service.cancel(await keyFor(service.store, 'c2'))).rejects.toMatchObject({
+      code: 'REPLY_QUEUED',
+    })
     expect((await service.replies('a')).map((r) => r.callId)).toEqual(['c2'])
     await service.discardReply('a', 'c2')
-    expect(await service.cancel('c2')).toBe(true)
+    expect(await service.cancel(await keyFor(service.store, 'c2'))).toBe(true)
   })
 
   it('replies to different continued calls do not block each other', async () => {
@@ -207,14 +209,13 @@ describe('projection', () => {
   })
 
   it('the fold ignores a reply for a call that is not continued', () => {
-    const calls = new Map<string, CallRecord>()
     const at = 1
     const events: StoredEvent[] = [
       { seq: 1, at, type: 'asked', callId: 'x', agentId: 'a', questions: [colour], timed: true },
-      { seq: 2, at, type: 'reply_admitted', callId: 'x', answers: red.answers },
-      { seq: 3, at, type: 'reply_admitted', callId: 'nope', answers: red.answers },
+      { seq: 2, at, type: 'reply_admitted', callId: 'x', agentId: 'a', answers: red.answers },
+      { seq: 3, at, type: 'reply_admitted', callId: 'nope', agentId: 'a', answers: red.answers },
     ]
-    for (const e of events) foldEvent(calls, e)
+    const calls = foldAll(events)
     expect(projectionOf(calls.values())).toEqual({
       active: [{ callId: 'x', questions: [colour], state: 'open' }],
       settled: [],
@@ -273,7 +274,7 @@ describe('restart on a real SQLite file', () => {
     await store.close()
     const service = new UserQuestionService({ store: openStore(file) })
     expect((await service.projection()).active[0]?.state).toBe('open')
-    expect(await service.recover()).toEqual(['orphan'])
+    expect(await service.recover()).toEqual([{ agentId: 'a', callId: 'orphan' }])
     expect((await service.projection()).active).toEqual([
       { callId: 'orphan', questions: [colour], state: 'continued' },
     ])

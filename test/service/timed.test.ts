@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { UserQuestionError } from '../../src/protocol/errors.js'
 import type { AnswererRequest, TimedUserQuestionResult } from '../../src/protocol/types.js'
-import { colour, deferred, makeService } from '../helpers/service.js'
+import { colour, deferred, keyFor, makeService } from '../helpers/service.js'
 
 beforeEach(() => {
   vi.useFakeTimers()
@@ -277,7 +277,7 @@ describe('attachWait', () => {
 
   it('no frames for a cancelled wait', async () => {
     const { service, agent, asking } = await setup()
-    await service.cancel('c')
+    await service.cancel(await keyFor(service.store, 'c'))
     await expect(asking).rejects.toMatchObject({ code: 'ASK_CANCELLED' })
     const frames: unknown[] = []
     for await (const f of service.attachWait(agent, 'c')) frames.push(f)
@@ -299,7 +299,7 @@ describe('close for a restart', () => {
       message: expect.stringMatching(/re-attach/),
     })
     await expect(blocking).rejects.toMatchObject({ code: 'ASK_ABORTED' })
-    expect((await service.getCall('t'))?.state).toBe('open')
-    expect((await service.getCall('b'))?.state).toBe('open')
+    expect((await service.getCall(await keyFor(service.store, 't')))?.state).toBe('open')
+    expect((await service.getCall(await keyFor(service.store, 'b')))?.state).toBe('open')
   })
 })

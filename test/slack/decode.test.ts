@@ -8,7 +8,7 @@ import {
   type ViewPayload,
 } from '../../adapters/slack/decode.js'
 import { encodeModalMetadata, MODAL_INPUT } from '../../adapters/slack/modal.js'
-import { type ComponentRef, encodeComponentId } from '../../src/card/codec.js'
+import { agentTag, type CardRef, type ComponentRef, encodeComponentId } from '../../src/card/codec.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 
 type Json = Record<string, unknown>
@@ -21,8 +21,10 @@ const questions: AskUserQuestionItem[] = [
   { id: 'colour', question: 'Colour?', options: [{ label: 'Red' }, { label: 'Blue' }, { label: 'Green' }] },
   { id: 'regions', question: 'Regions?', multiSelect: true, options: [{ label: 'eu' }, { label: 'us' }] },
 ]
-const lookup = (callId: string) => (callId === 'call-1' ? questions : undefined)
-const id = (ref: Omit<ComponentRef, 'callId'>) => encodeComponentId({ callId: 'call-1', ...ref }, 255)
+const lookup = (ref: CardRef) => (ref.callId === 'call-1' ? questions : undefined)
+const AGENT = agentTag('a')
+const id = (ref: Omit<ComponentRef, 'callId' | 'agent'>) =>
+  encodeComponentId({ callId: 'call-1', agent: AGENT, ...ref }, 255)
 
 /** A recorded payload with askbridge's component id (and, for menus, option value) swapped in. */
 function withAction(payload: Json, actionId: string, value?: string): BlockActionsPayload {
@@ -58,6 +60,7 @@ describe('recorded block_actions', () => {
       kind: 'interaction',
       inbound: {
         callId: 'call-1',
+        agent: AGENT,
         interaction: {
           id: `slack:1767326130.289415:U00FAKEUSER1:${id({ verb: 'choose', q: 0, o: 1 })}`,
           actor: { platform: 'slack', userId: 'U00FAKEUSER1', name: 'testuser' },
@@ -97,7 +100,10 @@ describe('recorded block_actions', () => {
 
   it('a menu value that is not one of the options is refused with a message, not guessed', () => {
     const payload = withAction(actions.staticSelectAction as Json, id({ verb: 'choose', q: 0 })) // value "greet"
-    expect(only(decodePayload(payload, lookup))).toMatchObject({ kind: 'invalid', callId: 'call-1' })
+    expect(only(decodePayload(payload, lookup))).toMatchObject({
+      kind: 'invalid',
+      card: { callId: 'call-1', agent: AGENT },
+    })
   })
 
   it('a selection (radio_buttons shape, selected_option): set', () => {
@@ -154,7 +160,10 @@ describe('recorded block_actions', () => {
   })
 
   it('an unknown call yields nothing', () => {
-    const payload = withAction(actions.action as Json, encodeComponentId({ callId: 'other', verb: 'submit' }))
+    const payload = withAction(
+      actions.action as Json,
+      encodeComponentId({ callId: 'other', agent: AGENT, verb: 'submit' }),
+    )
     expect(decodePayload(payload, lookup)).toEqual([])
   })
 
@@ -164,7 +173,7 @@ describe('recorded block_actions', () => {
     expect(result).toMatchObject({
       kind: 'modal',
       modal: 'other',
-      callId: 'call-1',
+      card: { callId: 'call-1', agent: AGENT },
       q: 0,
       hold: {
         interaction: { action: { type: 'hold' }, actor: { userId: 'U00FAKEUSER2', name: 'jane.smith' } },
@@ -216,6 +225,7 @@ describe('recorded view_submission', () => {
       kind: 'interaction',
       inbound: {
         callId: 'call-1',
+        agent: AGENT,
         interaction: {
           id: 'slack:view:V0AB2P1M2HX:submit',
           actor: { platform: 'slack', userId: 'U00FAKEUSER2', name: 'jane.smith' },

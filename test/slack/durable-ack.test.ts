@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
-import { deferred, until } from '../helpers/service.js'
+import { deferred, keyFor, until } from '../helpers/service.js'
 import { type Bridge, type SlackMode, startBridge, startSlackRig } from './rig.js'
 
 // A batch, so a click sets a draft without completing the card.
@@ -39,7 +39,7 @@ describe.each<SlackMode>(['socket', 'http'])('Slack %s: what is acknowledged is 
     // rig.use returns as soon as the fake Slack has the acknowledgement.
     await rig.use('durable', (r) => r.verb === 'choose' && r.q === 0 && r.o === 1, rig.people.ann)
     const card = await bridge.service.store.getCard<{ drafts: Record<string, { selected: string[] }> }>(
-      'durable',
+      await keyFor(bridge.service.store, 'durable'),
     )
     expect(card?.state.drafts.colour?.selected).toEqual(['Blue'])
   })
@@ -66,11 +66,14 @@ describe.each<SlackMode>(['socket', 'http'])('Slack %s: what is acknowledged is 
     }
     await rig.use('slow', (r) => r.verb === 'choose' && r.q === 0 && r.o === 0, rig.people.ann)
     expect(
-      (await store.getCard<{ drafts: Record<string, unknown> }>('slow'))?.state.drafts.colour,
+      (await store.getCard<{ drafts: Record<string, unknown> }>(await keyFor(store, 'slow')))?.state.drafts
+        .colour,
     ).toBeUndefined()
     gate.resolve()
     await until(
-      async () => (await store.getCard<{ drafts: Record<string, unknown> }>('slow'))?.state.drafts.colour,
+      async () =>
+        (await store.getCard<{ drafts: Record<string, unknown> }>(await keyFor(store, 'slow')))?.state.drafts
+          .colour,
       'applied after the ack',
     )
   })

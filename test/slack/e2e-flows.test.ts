@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { decodeComponentId } from '../../src/card/codec.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
-import { until } from '../helpers/service.js'
+import { keyFor, until } from '../helpers/service.js'
 import {
   type Bridge,
   blocksText,
@@ -46,7 +46,8 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
   const posted = (callId: string, n = 1) =>
     until(
       async () =>
-        rig.fake.messagesOf(callId).length >= n && (await bridge?.service.store.listPosts(callId))?.length,
+        rig.fake.messagesOf(callId).length >= n &&
+        (await bridge?.service.store.listPosts(await keyFor(bridge?.service.store, callId)))?.length,
       `${callId} posted`,
     )
   const press = (callId: string, who: keyof SlackRig['people'], verb: string, q?: number, o?: number) =>
@@ -85,7 +86,7 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
     await posted('multi')
     await rig.use('multi', (r) => r.verb === 'set', rig.people.ann, ['0', '2'])
     await until(
-      async () => (await b.chat.host.getCard('multi'))?.drafts.regions?.selected.length === 2,
+      async () => (await b.chat.host.getCard({ callId: 'multi' }))?.drafts.regions?.selected.length === 2,
       'draft',
     )
     await press('multi', 'bob', 'other', 0)
@@ -114,7 +115,7 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
     await rig.use('menus', (r) => r.verb === 'choose' && r.q === 0, rig.people.ann, ['6'])
     await rig.use('menus', (r) => r.verb === 'set' && r.q === 1, rig.people.ann, ['10', '3'])
     await until(
-      async () => (await b.chat.host.getCard('menus'))?.drafts.some?.selected.length === 2,
+      async () => (await b.chat.host.getCard({ callId: 'menus' }))?.drafts.some?.selected.length === 2,
       'drafts',
     )
     await press('menus', 'ann', 'submit')
@@ -205,9 +206,12 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
     expect(rig.fake.messagesOf('big').length).toBeGreaterThan(1)
     for (let q = 0; q < 29; q++) await press('big', 'ann', 'choose', q, q % 2)
     await press('big', 'bob', 'skip', 29)
-    await until(async () => (await b.chat.host.getCard('big'))?.drafts.q29?.skipped, 'skip recorded')
     await until(
-      async () => Object.keys((await b.chat.host.getCard('big'))?.drafts ?? {}).length === 30,
+      async () => (await b.chat.host.getCard({ callId: 'big' }))?.drafts.q29?.skipped,
+      'skip recorded',
+    )
+    await until(
+      async () => Object.keys((await b.chat.host.getCard({ callId: 'big' }))?.drafts ?? {}).length === 30,
       'drafts',
     )
     await press('big', 'bob', 'submit')
@@ -262,7 +266,7 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
     await posted('gone')
     const [message] = rig.fake.messagesOf('gone')
     const oldBlocks = structuredClone(message?.blocks ?? [])
-    await b.service.cancel('gone')
+    await b.service.cancel(await keyFor(b.service.store, 'gone'))
     await expect(asking).rejects.toMatchObject({ code: 'ASK_CANCELLED' })
     await until(
       () => /Cancelled/.test(rig.text('gone')) && rig.fake.liveActionIds('gone').length === 0,

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { signSlackRequest, verifySlackSignature } from '../../adapters/slack/verify.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
-import { until } from '../helpers/service.js'
+import { keyFor, until } from '../helpers/service.js'
 import { type Bridge, fakeUser, type SlackMode, type SlackRig, startBridge, startSlackRig } from './rig.js'
 
 const colour: AskUserQuestionItem = {
@@ -35,7 +35,8 @@ async function setUp(
 const postedAndRecorded = (rig: SlackRig, b: Bridge, callId: string) =>
   until(
     async () =>
-      rig.fake.messagesOf(callId).length > 0 && (await b.service.store.listPosts(callId)).length > 0,
+      rig.fake.messagesOf(callId).length > 0 &&
+      (await b.service.store.listPosts(await keyFor(b.service.store, callId))).length > 0,
     `${callId} posted`,
   )
 
@@ -66,7 +67,7 @@ describe('HTTP interactivity signatures', () => {
     const swapped = rig.fake.actionPayload(fakeUser(rig.people.ann), blue.message, blue.actionId)
     expect((await rig.fake.sendHttp(swapped, { timestamp: now, signature: captured })).status).toBe(401)
 
-    expect((await b.chat.host.getCard('sig'))?.status).toBe('open')
+    expect((await b.chat.host.getCard({ callId: 'sig' }))?.status).toBe('open')
     expect(
       (await b.service.store.listAudit({ callId: 'sig' })).filter((e) => e.kind === 'interaction'),
     ).toEqual([])
@@ -114,7 +115,11 @@ describe.each(['socket', 'http'] as SlackMode[])('under pressure (%s)', (mode) =
       await rig.use(`storm-${i}`, (r) => r.verb === 'other' && r.q === 1, rig.people.bob)
       const view = await until(() => rig.fake.openViewOf('U0BOB'), 'modal', 1000)
       await rig.fake.submitView('U0BOB', view.id, { answer: { text: `because ${i}` } })
-      await until(async () => (await b.chat.host.getCard(`storm-${i}`))?.drafts.why?.custom, 'draft', 1000)
+      await until(
+        async () => (await b.chat.host.getCard({ callId: `storm-${i}` }))?.drafts.why?.custom,
+        'draft',
+        1000,
+      )
       await rig.use(`storm-${i}`, (r) => r.verb === 'submit', rig.people.ann)
     }
     await rig.use('storm-5', (r) => r.verb === 'choose' && r.o === 0, rig.people.bob)
@@ -149,7 +154,7 @@ describe.each(['socket', 'http'] as SlackMode[])('under pressure (%s)', (mode) =
     const view = await until(() => rig.fake.openViewOf('U0BOB'), 'modal')
     rig.fake.delay('chat.update', 0) // Slack recovers
     await rig.fake.submitView('U0BOB', view.id, { answer: { text: 'speed' } })
-    await until(async () => (await b.chat.host.getCard('slow'))?.drafts.why?.custom, 'draft')
+    await until(async () => (await b.chat.host.getCard({ callId: 'slow' }))?.drafts.why?.custom, 'draft')
     await rig.use('slow', (r) => r.verb === 'submit', rig.people.ann)
     expect(await asking).toEqual({
       answers: [
@@ -174,7 +179,7 @@ describe.each(['socket', 'http'] as SlackMode[])('under pressure (%s)', (mode) =
       () => rig.fake.noticesFor('U0BOB').some((n) => n.includes('could not be opened (expired_trigger_id)')),
       'note',
     )
-    expect((await b.chat.host.getCard('late-form'))?.status).toBe('open')
+    expect((await b.chat.host.getCard({ callId: 'late-form' }))?.status).toBe('open')
   })
 
   it('a redelivered payload (Slack retry) is applied once', async () => {
@@ -194,7 +199,7 @@ describe.each(['socket', 'http'] as SlackMode[])('under pressure (%s)', (mode) =
       (e) => e.kind === 'interaction',
     )
     expect(applied).toHaveLength(1)
-    expect((await b.chat.host.getCard('retry'))?.drafts.colour?.selected).toEqual(['Blue'])
+    expect((await b.chat.host.getCard({ callId: 'retry' }))?.drafts.colour?.selected).toEqual(['Blue'])
     expect(rig.fake.noticesFor('U0ANN')).toEqual([])
   })
 

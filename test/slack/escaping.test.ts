@@ -159,6 +159,6 @@ describe('agent text cannot ping or link anywhere', () => {
     for (let q = 0; q < batch.length; q++) expectSafe(otherModal(c, q, 'C1'))
     expectSafe(otherModal(card([approval]), 0, 'C1', 'en'))
     expectSafe(declineModal(card([plan]), 'C1'))
-    expectSafe(noticeModal('call-1', EVIL))
+    expectSafe(noticeModal({ agentId: 'a', callId: 'call-1' }, EVIL))
   })
 })

@@ -7,7 +7,7 @@ import {
   otherModal,
 } from '../../adapters/slack/modal.js'
 import { newCard } from '../../src/card/apply.js'
-import { decodeComponentId } from '../../src/card/codec.js'
+import { cardRef, decodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { checkView, mentionsIn } from '../fakes/slack/validate.js'
@@ -28,7 +28,11 @@ describe('modals', () => {
       'C1',
     )
     expect(checkView(view)).toBeUndefined()
-    expect(decodeComponentId(view.callback_id)).toEqual({ callId: 'call-1', verb: 'other', q: 1 })
+    expect(decodeComponentId(view.callback_id)).toEqual({
+      ...cardRef({ agentId: 'a', callId: 'call-1' }),
+      verb: 'other',
+      q: 1,
+    })
     expect(decodeModalMetadata(view.private_metadata)).toEqual({ id: view.callback_id, channel: 'C1' })
     expect(view.title.text).toBe('Other answer')
     expect(view.notify_on_close).toBe(true)
@@ -71,8 +75,12 @@ describe('modals', () => {
     ])
     const decline = declineModal(plan, 'C1')
     expect(checkView(decline)).toBeUndefined()
-    expect(decodeComponentId(decline.callback_id)).toEqual({ callId: 'call-1', verb: 'decline', q: 0 })
-    expect(checkView(noticeModal('call-1', 'x'.repeat(5000)))).toBeUndefined()
+    expect(decodeComponentId(decline.callback_id)).toEqual({
+      ...cardRef({ agentId: 'a', callId: 'call-1' }),
+      verb: 'decline',
+      q: 0,
+    })
+    expect(checkView(noticeModal({ agentId: 'a', callId: 'call-1' }, 'x'.repeat(5000)))).toBeUndefined()
   })
 
   it('metadata round-trips and rejects anything else', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { ActionElement, MessageBlock, SlackMessage } from '../../adapters/slack/blocks.js'
 import { cardToMessages, type RenderOptions } from '../../adapters/slack/render.js'
 import { newCard } from '../../src/card/apply.js'
-import { decodeComponentId } from '../../src/card/codec.js'
+import { cardRef, decodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { checkMessage, mentionsIn } from '../fakes/slack/validate.js'
@@ -185,7 +185,7 @@ describe('text at the limits', () => {
       expect(msg.text).toContain(`part ${i + 1} of ${m.length}`)
       // Every message names its call and part, so the adapter and the fake can find it.
       expect(decodeComponentId(msg.blocks[0]?.block_id ?? '')).toEqual({
-        callId: 'call-1',
+        ...cardRef({ agentId: 'agent-1', callId: 'call-1' }),
         verb: 'page',
         o: i,
       })

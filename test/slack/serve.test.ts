@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { FakeSlack } from '../fakes/slack/server.js'
-import { until } from '../helpers/service.js'
+import { keyFor, until } from '../helpers/service.js'
 import { startBridge, type TestBridge } from '../server/helpers.js'
 import { fakeUser } from './rig.js'
 
@@ -43,7 +43,9 @@ describe.each(['http', 'socket'] as const)('askbridge serve with Slack (%s)', (m
     const message = await until(() => fake?.messagesOf('serve-1')[0], 'card posted')
     expect(message.channel).toBe('C0SERVE')
     await until(async () =>
-      (await bridge?.bridge.store.listPosts('serve-1'))?.some((p) => p.platform === 'slack'),
+      (await bridge?.bridge.store.listPosts(await keyFor(bridge?.bridge.store, 'serve-1')))?.some(
+        (p) => p.platform === 'slack',
+      ),
     )
     const yes = fake.liveActionIds('serve-1').find((id) => id.endsWith('|c|0|0'))
     if (!yes) throw new Error('no Yes button')

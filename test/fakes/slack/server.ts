@@ -823,13 +823,18 @@ function elementsOf(blocks: Json[]): { element: Json; blockId: string }[] {
 
 /** A call's messages carry its id in block ids (continuations) or component ids. */
 function callIdIn(blocks: Json[]): string | undefined {
+  const callIdOf = (id: unknown) => {
+    const parts = String(id ?? '').split('|')
+    // `ab2|<agent tag>|<callId>|...`, or `ab1|<callId>|...` from before agents were in the key.
+    return parts[0] === 'ab2' ? parts[2] : parts[0] === 'ab1' ? parts[1] : undefined
+  }
   for (const block of blocks) {
-    const parts = String(block.block_id ?? '').split('|')
-    if (parts[0] === 'ab1' && parts[1]) return parts[1]
+    const callId = callIdOf(block.block_id)
+    if (callId) return callId
   }
   for (const { element } of elementsOf(blocks)) {
-    const parts = String(element.action_id ?? '').split('|')
-    if (parts[0] === 'ab1' && parts[1]) return parts[1]
+    const callId = callIdOf(element.action_id)
+    if (callId) return callId
   }
   return undefined
 }
