@@ -82,11 +82,6 @@ export function refMatches(ref: CardRef, call: { agentId: string; callId: string
   return ref.callId === call.callId && (ref.agent === undefined || ref.agent === agentTag(call.agentId))
 }
 
-/** A map key for a card reference. */
-export function cardRefKey(ref: CardRef): string {
-  return `${ref.agent ?? ''}|${ref.callId}`
-}
-
 export class CodecError extends Error {
   override readonly name = 'CodecError'
 }
