@@ -324,7 +324,7 @@ test('while the page holds a wait ("Take my time") it renews the hold every 10 s
     await c.locator('button[data-hold="beat-1"]').click()
     await until(async () => ((await c.textContent()) ?? '').includes('held by Grace Hopper'), 'held')
     const renewal = tab.waitForRequest(
-      (r) => r.method() === 'POST' && r.url().endsWith('/inbox/api/cards/beat-1/hold'),
+      (r) => r.method() === 'POST' && new URL(r.url()).pathname === '/inbox/api/cards/beat-1/hold',
     )
     await tab.clock.runFor(10_000)
     const sent = await renewal
