@@ -143,7 +143,7 @@ function renderQuestion(card, q, single) {
     box.appendChild(opts);
   }
   var freeText = q.options.length === 0;
-  var other = textBox(card.callId, q.id, 'other', freeText ? 'Your answer' : 'Other…', false);
+  var other = textBox(keyOf(card), q.id, 'other', freeText ? 'Your answer' : 'Other…', false);
   var send = function () {
     var text = (inputs[inputKey(keyOf(card), q.id, 'other')] || '').trim();
     if (!text) { notices[keyOf(card)] = { kind: 'bad', text: 'Please type an answer first.' }; renderAll(); return; }
@@ -284,7 +284,7 @@ function renderActions(card, single) {
   }
   if (card.kind === 'plan-review') {
     var wrap = h('div', {});
-    var fb = textBox(card.callId, '', 'feedback', 'What should change? (optional)', true);
+    var fb = textBox(keyOf(card), '', 'feedback', 'What should change? (optional)', true);
     row.appendChild(h('button', { className: 'approve', 'data-act': 'approve', onclick: function () { act(card, { type: 'approve' }); } }, i.approve));
     row.appendChild(h('button', { className: 'reject', 'data-act': 'decline', onclick: function () {
       var text = (inputs[inputKey(keyOf(card), '', 'feedback')] || '').trim();
