@@ -30,8 +30,7 @@ function dbProblem(value: string): string | undefined {
   if (value === 'memory' || value === ':memory:') return undefined
   if (isPostgresUrl(value)) {
     const parsed = parsePostgresUrl(value)
-    if ('problem' in parsed) return parsed.problem
-    return 'PostgreSQL is not supported yet; use sqlite:PATH or a file path'
+    return 'problem' in parsed ? parsed.problem : undefined
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !value.startsWith('sqlite:')) {
     return 'must be sqlite:PATH, a file path or a postgres:// URL'

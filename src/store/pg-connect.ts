@@ -27,6 +27,16 @@ export interface OpenedPostgres {
   applied: number[]
 }
 
+/** How every connection of this process is made (the pool's and the LISTEN connection). */
+export function clientConfig(target: PostgresTarget, options: PostgresPoolOptions = {}): pg.ClientConfig {
+  return {
+    connectionString: target.connectionString,
+    application_name: options.applicationName ?? 'askbridge',
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
+  }
+}
+
 /**
  * Connect to PostgreSQL and bring the schema up to date. Several processes starting at once
  * migrate once: migrations run under an advisory lock held for the schema.
@@ -39,13 +49,7 @@ export async function openPostgres(
   const parsed = parsePostgresUrl(value)
   if ('problem' in parsed) throw new StoreOpenError(`ASKBRIDGE_DB ${parsed.problem}`)
   const { target } = parsed
-  const pool = new pg.Pool({
-    connectionString: target.connectionString,
-    max: options.max ?? 10,
-    application_name: options.applicationName ?? 'askbridge',
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-    ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
-  })
+  const pool = new pg.Pool({ ...clientConfig(target, options), max: options.max ?? 10 })
   // An idle client whose server went away emits 'error' on the pool; without a listener that
   // would crash the process. The next query reconnects.
   pool.on('error', () => {})

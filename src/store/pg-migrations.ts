@@ -88,4 +88,9 @@ CREATE INDEX askbridge_audit_call ON askbridge_audit (call_id, seq);
 CREATE INDEX askbridge_audit_at ON askbridge_audit (at);
 `,
   },
+  {
+    version: 2,
+    name: 'cards found by callId alone',
+    sql: 'CREATE INDEX askbridge_cards_call ON askbridge_cards (call_id, ord);',
+  },
 ]

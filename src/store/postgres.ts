@@ -1,0 +1,514 @@
+import { randomUUID } from 'node:crypto'
+import type pg from 'pg'
+import type { UserQuestionProjectionView } from '../protocol/types.js'
+import { foldCall } from './fold.js'
+import { clientConfig, openPostgres, type PostgresPoolOptions } from './pg-connect.js'
+import { type LeaderHandlers, type Leadership, PgLeadership } from './pg-leader.js'
+import { type ChangeNote, PgListener, type StoreChangeListener } from './pg-notify.js'
+import type { PostgresTarget } from './pg-url.js'
+import type {
+  AuditEntry,
+  CallKey,
+  CallRecord,
+  CallState,
+  Decision,
+  PostRecord,
+  Store,
+  StoredAuditEntry,
+  StoredEvent,
+  StoreEvent,
+  VersionedCard,
+} from './types.js'
+
+export interface PostgresStoreOptions extends PostgresPoolOptions {
+  /** Clock for event timestamps and leases. @default Date.now */
+  now?: () => number
+  /** Names this process in leases and notifications. @default a random UUID */
+  instanceId?: string
+  /**
+   * How long a timed wait stays this process's after its last renewal. Renewed every third of
+   * it while the process lives; once it lapses, another process takes over the deadline.
+   * @default 10000
+   */
+  leaseMs?: number
+}
+
+type Queryable = Pick<pg.PoolClient, 'query'>
+
+/**
+ * The store for several bridges on one database: PostgreSQL through a node-postgres pool.
+ * The same tables as SQLite: an append-only event log plus one folded row per call written in
+ * the same transaction, so reads are indexed queries and nothing holds history in memory.
+ * Decisions on one call are serialized across every process by a transaction-scoped advisory
+ * lock on the call's key; card compare-and-set is `UPDATE ... WHERE version = $n`.
+ * JSON is stored as text, byte for byte what SQLite keeps (jsonb would refuse `\u0000`).
+ */
+export class PostgresStore implements Store {
+  readonly pool: pg.Pool
+  readonly target: PostgresTarget
+  /** The NOTIFY channel of this schema: every committed event names its call on it. */
+  readonly channel: string
+  /** This process, in leases and notifications. */
+  readonly instanceId: string
+  private readonly now: () => number
+  private readonly leaseMs: number
+  private readonly listener: PgListener
+  private readonly heartbeat: ReturnType<typeof setInterval>
+  private readonly leaderships = new Set<Leadership>()
+  private closed = false
+
+  private constructor(pool: pg.Pool, target: PostgresTarget, channel: string, options: PostgresStoreOptions) {
+    this.pool = pool
+    this.target = target
+    this.channel = channel
+    this.now = options.now ?? Date.now
+    this.instanceId = options.instanceId ?? randomUUID()
+    this.leaseMs = options.leaseMs ?? 10_000
+    this.listener = new PgListener(clientConfig(target, options), channel, this.instanceId)
+    // Renew the leases of this process's live timed waits. A failed renewal is retried next
+    // time; should the lease lapse meanwhile, the worst case is the deadline's takeover.
+    this.heartbeat = setInterval(
+      () => {
+        this.renewLeases().catch(() => {})
+      },
+      Math.max(50, Math.floor(this.leaseMs / 3)),
+    )
+    this.heartbeat.unref()
+  }
+
+  /**
+   * Connect, migrate (once across replicas) and return the store. Throws a StoreOpenError
+   * naming ASKBRIDGE_DB (without the password) and the server's refusal.
+   */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const { pool, target } = await openPostgres(url, options)
+    const schema = (await pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? 'public'
+    return new PostgresStore(pool, target, `askbridge_${schema}`.slice(0, 63), options)
+  }
+
+  /**
+   * Changes other processes commit (events appended, cards written), as they commit. A
+   * `resync` follows a lost and regained connection: notifications may have been missed.
+   * Returns the unsubscribe function.
+   */
+  watch(listener: StoreChangeListener): () => void {
+    this.check()
+    return this.listener.on(listener)
+  }
+
+  /** Resolves once the watch connection is listening (tests; serving does not wait for it). */
+  watching(): Promise<void> {
+    return this.listener.ready()
+  }
+
+  /**
+   * Run a job in one process at a time (the Discord gateway session): `lead` is called in the
+   * process that takes it, `resign` when that process stops or loses its database connection.
+   * A dead leader's job is taken by another process within `pollMs`.
+   */
+  lead(
+    name: string,
+    handlers: LeaderHandlers,
+    options: { pollMs?: number; onError?: (error: unknown) => void } = {},
+  ): Leadership {
+    this.check()
+    const leadership = new PgLeadership(
+      clientConfig(this.target, { applicationName: `askbridge-lead-${name}` }),
+      // Advisory locks are per database: the schema's channel keeps two schemas' leaders apart.
+      `${this.channel}:${name}`,
+      handlers,
+      options.pollMs,
+      options.onError,
+    )
+    this.leaderships.add(leadership)
+    return leadership
+  }
+
+  private note(key: CallKey, kind: 'e' | 'c', type?: string): string {
+    const note: ChangeNote = {
+      o: this.instanceId,
+      a: key.agentId,
+      c: key.callId,
+      k: kind,
+      ...(type ? { t: type } : {}),
+    }
+    return JSON.stringify(note)
+  }
+
+  private async renewLeases(): Promise<void> {
+    if (this.closed) return
+    await this.pool.query(
+      `UPDATE askbridge_calls SET lease_until = $1 WHERE lease_owner = $2 AND state = 'open' AND timed`,
+      [this.now() + this.leaseMs, this.instanceId],
+    )
+  }
+
+  /**
+   * Timed calls still open past their deadline whose lease has lapsed (the process waiting on
+   * them died): turn each pending, once across every process (`FOR UPDATE SKIP LOCKED`: two
+   * processes scanning at once take different rows). Returns the calls turned.
+   */
+  async takeOverDue(now = this.now(), limit = 100): Promise<CallKey[]> {
+    return this.tx(async (c) => {
+      const { rows } = await c.query<{ agent_id: string; call_id: string }>(
+        `SELECT agent_id, call_id FROM askbridge_calls
+         WHERE state = 'open' AND timed AND deadline <= $1 AND (lease_until IS NULL OR lease_until < $1)
+         ORDER BY deadline LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [now, limit],
+      )
+      const taken: CallKey[] = []
+      for (const row of rows) {
+        const key = { agentId: row.agent_id, callId: row.call_id }
+        // A decision in progress on this call (transact) holds its lock: leave it to that one.
+        const { rows: got } = await c.query<{ ok: boolean }>(
+          'SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2)) AS ok',
+          [key.agentId, key.callId],
+        )
+        if (!got[0]?.ok) continue
+        const call = await this.readCall(c, key)
+        if (call?.state !== 'open' || !call.timed) continue
+        await this.insert(c, { type: 'pending', ...key }, call)
+        taken.push(key)
+      }
+      return taken
+    })
+  }
+
+  private check(): void {
+    if (this.closed) throw new Error('store is closed')
+  }
+
+  /** Run `fn` in one transaction on one connection; a broken connection is discarded. */
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    this.check()
+    const client = await this.pool.connect()
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN')
+      try {
+        const result = await fn(client)
+        await client.query('COMMIT')
+        return result
+      } catch (error) {
+        await client.query('ROLLBACK').catch((e: unknown) => {
+          broken = e instanceof Error ? e : new Error(String(e))
+        })
+        throw error
+      }
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  /** Serialize every decision on one call across processes, until the transaction ends. */
+  private async lock(c: Queryable, key: CallKey): Promise<void> {
+    await c.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [key.agentId, key.callId])
+  }
+
+  private async readCall(c: Queryable, key: CallKey): Promise<CallRecord | undefined> {
+    const { rows } = await c.query<{ record: string }>(
+      'SELECT record FROM askbridge_calls WHERE agent_id = $1 AND call_id = $2',
+      [key.agentId, key.callId],
+    )
+    return rows[0] ? (JSON.parse(rows[0].record) as CallRecord) : undefined
+  }
+
+  /** Append one event and fold it into its call's row (inside a transaction). */
+  private async insert(
+    c: Queryable,
+    event: StoreEvent,
+    call: CallRecord | undefined,
+  ): Promise<CallRecord | undefined> {
+    const at = this.now()
+    const { rows } = await c.query<{ seq: string }>(
+      'INSERT INTO askbridge_events (agent_id, call_id, type, at, data) VALUES ($1, $2, $3, $4, $5) RETURNING seq',
+      [event.agentId, event.callId, event.type, at, JSON.stringify(event)],
+    )
+    const next = foldCall(call, { ...event, seq: Number(rows[0]?.seq), at })
+    if (next) {
+      await c.query(
+        `INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, record)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (agent_id, call_id) DO UPDATE SET state = excluded.state, timed = excluded.timed,
+           deadline = excluded.deadline, asked_seq = excluded.asked_seq, settled_seq = excluded.settled_seq,
+           has_reply = excluded.has_reply, record = excluded.record`,
+        [
+          next.agentId,
+          next.callId,
+          next.state,
+          next.timed,
+          next.deadline ?? null,
+          next.askedSeq,
+          next.settledSeq ?? null,
+          next.queuedReply !== undefined,
+          JSON.stringify(next),
+        ],
+      )
+    }
+    if (event.type === 'asked' && event.timed) {
+      // This process waits on it: the deadline is its own while the lease is renewed.
+      await c.query(
+        'UPDATE askbridge_calls SET lease_owner = $1, lease_until = $2 WHERE agent_id = $3 AND call_id = $4',
+        [this.instanceId, at + this.leaseMs, event.agentId, event.callId],
+      )
+    }
+    // Delivered at commit, to every process listening: waiting asks and reply streams wake up.
+    await c.query('SELECT pg_notify($1, $2)', [this.channel, this.note(event, 'e', event.type)])
+    return next
+  }
+
+  async append(...events: StoreEvent[]): Promise<void> {
+    if (events.length === 0) return this.check()
+    await this.tx(async (c) => {
+      // Locks in one order, so two appends naming the same calls cannot deadlock.
+      const keys = new Map(events.map((e) => [`${e.agentId}\u0000${e.callId}`, e as CallKey]))
+      for (const k of [...keys.keys()].sort()) await this.lock(c, keys.get(k) as CallKey)
+      for (const event of events) await this.insert(c, event, await this.readCall(c, event))
+    })
+  }
+
+  async transact<T>(key: CallKey, decide: Decision<T>): Promise<T> {
+    return this.tx(async (c) => {
+      await this.lock(c, key)
+      let call = await this.readCall(c, key)
+      const { events, result } = decide(call ? structuredClone(call) : undefined)
+      for (const event of events) {
+        if (event.agentId !== key.agentId || event.callId !== key.callId) {
+          throw new Error(`transact on ${key.agentId}/${key.callId} cannot append an event for another call`)
+        }
+        call = await this.insert(c, event, call)
+      }
+      return result
+    })
+  }
+
+  async getCall(key: CallKey): Promise<CallRecord | undefined> {
+    this.check()
+    return this.readCall(this.pool, key)
+  }
+
+  async findCalls(callId: string): Promise<CallRecord[]> {
+    this.check()
+    const { rows } = await this.pool.query<{ record: string }>(
+      'SELECT record FROM askbridge_calls WHERE call_id = $1 ORDER BY asked_seq',
+      [callId],
+    )
+    return rows.map((r) => JSON.parse(r.record) as CallRecord)
+  }
+
+  async listCalls(
+    filter: { agentId?: string; states?: CallState[]; timed?: boolean } = {},
+  ): Promise<CallRecord[]> {
+    this.check()
+    const where: string[] = []
+    const args: unknown[] = []
+    if (filter.agentId !== undefined) {
+      args.push(filter.agentId)
+      where.push(`agent_id = $${args.length}`)
+    }
+    if (filter.states !== undefined) {
+      if (filter.states.length === 0) return []
+      args.push(filter.states)
+      where.push(`state = ANY($${args.length}::text[])`)
+    }
+    if (filter.timed !== undefined) {
+      args.push(filter.timed)
+      where.push(`timed = $${args.length}`)
+    }
+    const sql = `SELECT record FROM askbridge_calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY asked_seq`
+    const { rows } = await this.pool.query<{ record: string }>(sql, args)
+    return rows.map((r) => JSON.parse(r.record) as CallRecord)
+  }
+
+  async projection(agentId?: string): Promise<UserQuestionProjectionView> {
+    this.check()
+    // One statement: one snapshot, so a call settling meanwhile is in exactly one list.
+    const { rows } = await this.pool.query<{ record: string }>(
+      `SELECT record FROM askbridge_calls
+       WHERE timed AND state IN ('open', 'continued', 'settled') AND ($1::text IS NULL OR agent_id = $1)
+       ORDER BY CASE WHEN state = 'settled' THEN 1 ELSE 0 END, CASE WHEN state = 'settled' THEN settled_seq ELSE asked_seq END`,
+      [agentId ?? null],
+    )
+    const calls = rows.map((r) => JSON.parse(r.record) as CallRecord)
+    return {
+      active: calls
+        .filter((c) => c.state !== 'settled')
+        .map((c) => ({ callId: c.callId, questions: c.questions, state: c.state as 'open' | 'continued' })),
+      settled: calls
+        .filter((c) => c.state === 'settled')
+        .map((c) => ({ callId: c.callId, answers: c.answers ?? [] })),
+    }
+  }
+
+  async events(
+    filter: { agentId?: string; callId?: string; sinceSeq?: number } = {},
+  ): Promise<StoredEvent[]> {
+    this.check()
+    const { rows } = await this.pool.query<{ seq: string; agent_id: string; at: string; data: string }>(
+      `SELECT seq, agent_id, at, data FROM askbridge_events
+       WHERE seq > $1 AND ($2::text IS NULL OR agent_id = $2) AND ($3::text IS NULL OR call_id = $3)
+       ORDER BY seq`,
+      [filter.sinceSeq ?? 0, filter.agentId ?? null, filter.callId ?? null],
+    )
+    return rows.map((r) => ({
+      ...(JSON.parse(r.data) as StoreEvent),
+      agentId: r.agent_id,
+      seq: Number(r.seq),
+      at: Number(r.at),
+    }))
+  }
+
+  async getCard<T>(key: CallKey): Promise<VersionedCard<T> | undefined> {
+    this.check()
+    const { rows } = await this.pool.query<{ version: number; state: string }>(
+      'SELECT version, state FROM askbridge_cards WHERE agent_id = $1 AND call_id = $2',
+      [key.agentId, key.callId],
+    )
+    const row = rows[0]
+    return row ? { version: row.version, state: JSON.parse(row.state) as T } : undefined
+  }
+
+  async casCard<T>(key: CallKey, expectedVersion: number, state: T): Promise<number | undefined> {
+    this.check()
+    const json = JSON.stringify(state)
+    const result =
+      expectedVersion === 0
+        ? await this.pool.query(
+            `INSERT INTO askbridge_cards (agent_id, call_id, version, status, state, updated_at)
+             VALUES ($1, $2, 1, $3, $4, $5) ON CONFLICT DO NOTHING`,
+            [key.agentId, key.callId, statusOf(state), json, this.now()],
+          )
+        : await this.pool.query(
+            `UPDATE askbridge_cards SET version = version + 1, status = $1, state = $2, updated_at = $3
+             WHERE agent_id = $4 AND call_id = $5 AND version = $6`,
+            [statusOf(state), json, this.now(), key.agentId, key.callId, expectedVersion],
+          )
+    if (result.rowCount !== 1) return undefined
+    // After the write: a process waiting on this card re-reads it. Should this process die in
+    // between, the waiting one's periodic re-check still finds the change.
+    await this.pool.query('SELECT pg_notify($1, $2)', [this.channel, this.note(key, 'c')]).catch(() => {})
+    return expectedVersion + 1
+  }
+
+  async listCards<T>(filter: { statuses?: string[] } = {}): Promise<Array<VersionedCard<T> & CallKey>> {
+    this.check()
+    if (filter.statuses?.length === 0) return []
+    const { rows } = await this.pool.query<{
+      agent_id: string
+      call_id: string
+      version: number
+      state: string
+    }>(
+      `SELECT agent_id, call_id, version, state FROM askbridge_cards
+       WHERE $1::text[] IS NULL OR status = ANY($1::text[]) ORDER BY updated_at, ord`,
+      [filter.statuses ?? null],
+    )
+    return rows.map((r) => ({
+      agentId: r.agent_id,
+      callId: r.call_id,
+      version: r.version,
+      state: JSON.parse(r.state) as T,
+    }))
+  }
+
+  async findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
+    this.check()
+    const { rows } = await this.pool.query<{
+      agent_id: string
+      call_id: string
+      version: number
+      state: string
+    }>('SELECT agent_id, call_id, version, state FROM askbridge_cards WHERE call_id = $1 ORDER BY ord', [
+      callId,
+    ])
+    return rows.map((r) => ({
+      agentId: r.agent_id,
+      callId: r.call_id,
+      version: r.version,
+      state: JSON.parse(r.state) as T,
+    }))
+  }
+
+  async addPost(post: PostRecord): Promise<boolean> {
+    this.check()
+    const r = await this.pool.query(
+      `INSERT INTO askbridge_posts (agent_id, call_id, dest_key, platform, ref, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+      [
+        post.agentId,
+        post.callId,
+        post.destKey,
+        post.platform,
+        JSON.stringify(post.ref ?? null),
+        post.createdAt,
+      ],
+    )
+    return r.rowCount === 1
+  }
+
+  async updatePost(key: CallKey, destKey: string, ref: unknown): Promise<void> {
+    this.check()
+    await this.pool.query(
+      'UPDATE askbridge_posts SET ref = $1 WHERE agent_id = $2 AND call_id = $3 AND dest_key = $4',
+      [JSON.stringify(ref ?? null), key.agentId, key.callId, destKey],
+    )
+  }
+
+  async listPosts(key: CallKey): Promise<PostRecord[]> {
+    this.check()
+    const { rows } = await this.pool.query<{
+      agent_id: string
+      call_id: string
+      dest_key: string
+      platform: string
+      ref: string
+      created_at: string
+    }>('SELECT * FROM askbridge_posts WHERE agent_id = $1 AND call_id = $2 ORDER BY created_at, ord', [
+      key.agentId,
+      key.callId,
+    ])
+    return rows.map((r) => ({
+      agentId: r.agent_id,
+      callId: r.call_id,
+      destKey: r.dest_key,
+      platform: r.platform,
+      ref: JSON.parse(r.ref) as unknown,
+      createdAt: Number(r.created_at),
+    }))
+  }
+
+  async audit(entry: AuditEntry): Promise<void> {
+    this.check()
+    await this.pool.query(
+      'INSERT INTO askbridge_audit (agent_id, call_id, at, data) VALUES ($1, $2, $3, $4)',
+      [entry.agentId ?? null, entry.callId ?? null, this.now(), JSON.stringify(entry)],
+    )
+  }
+
+  async listAudit(
+    filter: { agentId?: string; callId?: string; since?: number } = {},
+  ): Promise<StoredAuditEntry[]> {
+    this.check()
+    const { rows } = await this.pool.query<{ seq: string; at: string; data: string }>(
+      `SELECT seq, at, data FROM askbridge_audit
+       WHERE at >= $1 AND ($2::text IS NULL OR agent_id = $2) AND ($3::text IS NULL OR call_id = $3)
+       ORDER BY seq`,
+      [filter.since ?? 0, filter.agentId ?? null, filter.callId ?? null],
+    )
+    return rows.map((r) => ({ ...(JSON.parse(r.data) as AuditEntry), seq: Number(r.seq), at: Number(r.at) }))
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    clearInterval(this.heartbeat)
+    await Promise.all([...this.leaderships].map((l) => l.stop()))
+    await this.listener.close()
+    await this.pool.end()
+  }
+}
+
+function statusOf(state: unknown): string | null {
+  const status = (state as { status?: unknown } | null)?.status
+  return typeof status === 'string' ? status : null
+}

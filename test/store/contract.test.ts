@@ -1,0 +1,392 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type { AskUserQuestionItem, LateReply } from '../../src/protocol/types.js'
+import { PostgresStore } from '../../src/store/postgres.js'
+import { SqliteStore } from '../../src/store/sqlite.js'
+import type { CallKey, Store, StoreEvent } from '../../src/store/types.js'
+import { testSchema } from '../helpers/pg.js'
+import { tempDir } from '../helpers/service.js'
+
+/**
+ * One contract, two stores: every test here runs against SQLite (a real file) and PostgreSQL
+ * (the real server, a schema of its own). Neither store passes by a rule the other lacks.
+ * `open()` gives another handle on the same database: a second process, or the same one after
+ * a restart.
+ */
+interface Harness {
+  open(options?: { now?: () => number }): Promise<Store>
+  cleanup(): Promise<void>
+}
+
+const kinds: Array<{ name: string; make: () => Promise<Harness> }> = [
+  {
+    name: 'sqlite',
+    async make() {
+      const { dir, cleanup } = tempDir()
+      const path = `${dir}/askbridge.db`
+      return {
+        async open(options = {}) {
+          return new SqliteStore(path, options)
+        },
+        async cleanup() {
+          cleanup()
+        },
+      }
+    },
+  },
+  {
+    name: 'postgres',
+    async make() {
+      const schema = await testSchema()
+      return {
+        async open(options = {}) {
+          return PostgresStore.open(schema.url, { max: 4, ...options })
+        },
+        cleanup: () => schema.drop(),
+      }
+    },
+  },
+]
+
+const colour: AskUserQuestionItem = {
+  id: 'colour',
+  question: 'Which colour?',
+  options: [{ label: 'Red' }, { label: 'Blue' }],
+}
+
+const asked = (
+  key: CallKey,
+  timed = true,
+  extra: Partial<Extract<StoreEvent, { type: 'asked' }>> = {},
+): StoreEvent => ({
+  type: 'asked',
+  ...key,
+  questions: [colour],
+  timed,
+  ...(timed ? { deadline: 1_000_000 } : {}),
+  ...extra,
+})
+
+const replyOf = (callId: string): LateReply => ({
+  source: 'user-question-reply',
+  outcome: 'answered',
+  payload: {
+    kind: 'answer_to_pending_question',
+    tool: 'ask_user_question',
+    callId,
+    questions: [colour],
+    answers: [{ id: 'colour', selected: ['Red'] }],
+  },
+})
+
+describe.each(kinds)('store contract: $name', ({ make }) => {
+  let harness: Harness
+  const opened: Store[] = []
+  const open = async (options?: { now?: () => number }) => {
+    harness ??= await make()
+    const store = await harness.open(options)
+    opened.push(store)
+    return store
+  }
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()))
+    await harness?.cleanup()
+    harness = undefined as unknown as Harness
+  })
+
+  const a1 = { agentId: 'alice', callId: 'call-1' }
+
+  it('appends events in order with their time, and filters the log', async () => {
+    let t = 1000
+    const store = await open({ now: () => t++ })
+    const b1 = { agentId: 'bob', callId: 'call-1' }
+    await store.append(asked(a1), asked(b1))
+    await store.append({ type: 'pending', ...a1 })
+    const all = await store.events()
+    expect(all.map((e) => [e.type, e.agentId, e.callId])).toEqual([
+      ['asked', 'alice', 'call-1'],
+      ['asked', 'bob', 'call-1'],
+      ['pending', 'alice', 'call-1'],
+    ])
+    expect(all.map((e) => e.at)).toEqual([1000, 1001, 1002])
+    expect(all[0]?.seq).toBeLessThan(all[1]?.seq ?? 0)
+    expect((await store.events({ agentId: 'alice' })).map((e) => e.type)).toEqual(['asked', 'pending'])
+    expect((await store.events({ callId: 'call-1' })).length).toBe(3)
+    expect((await store.events({ agentId: 'bob', callId: 'call-1' })).map((e) => e.type)).toEqual(['asked'])
+    expect((await store.events({ sinceSeq: all[1]?.seq ?? 0 })).map((e) => e.type)).toEqual(['pending'])
+    expect(await store.append()).toBeUndefined()
+  })
+
+  it('folds every event type into the call row', async () => {
+    const store = await open()
+    await store.append(asked(a1, true, { route: 'oncall' }))
+    let call = await store.getCall(a1)
+    expect(call).toMatchObject({ ...a1, state: 'open', timed: true, deadline: 1_000_000, route: 'oncall' })
+    await store.append({ type: 'pending', ...a1 })
+    expect((await store.getCall(a1))?.state).toBe('continued')
+    await store.append({ type: 'reply_queued', ...a1, reply: replyOf('call-1') })
+    expect((await store.getCall(a1))?.queuedReply).toEqual(replyOf('call-1'))
+    await store.append({ type: 'reply_discarded', ...a1 })
+    expect((await store.getCall(a1))?.queuedReply).toBeUndefined()
+    await store.append({ type: 'reply_queued', ...a1, reply: replyOf('call-1') })
+    await store.append({
+      type: 'reply_admitted',
+      ...a1,
+      answers: [{ id: 'colour', selected: ['Red'] }],
+    })
+    call = await store.getCall(a1)
+    expect(call).toMatchObject({ state: 'settled', answers: [{ id: 'colour', selected: ['Red'] }] })
+    expect(call?.queuedReply).toBeUndefined()
+    expect(call?.settledSeq).toBeGreaterThan(call?.askedSeq ?? Infinity)
+
+    const blocking = { agentId: 'alice', callId: 'blocking' }
+    await store.append(asked(blocking, false), { type: 'pending', ...blocking })
+    expect((await store.getCall(blocking))?.state).toBe('open') // only timed calls continue
+    await store.append(
+      { type: 'answered', ...blocking, answers: [] },
+      { type: 'dropped', ...blocking, code: 'X' },
+    )
+    expect((await store.getCall(blocking))?.state).toBe('settled') // the first outcome stays
+
+    const dropped = { agentId: 'alice', callId: 'dropped' }
+    await store.append(asked(dropped), { type: 'dropped', ...dropped, code: 'ASK_CANCELLED' })
+    expect(await store.getCall(dropped)).toMatchObject({ state: 'dropped', dropCode: 'ASK_CANCELLED' })
+
+    // Events for a call never asked change nothing.
+    await store.append({ type: 'answered', agentId: 'alice', callId: 'ghost', answers: [] })
+    expect(await store.getCall({ agentId: 'alice', callId: 'ghost' })).toBeUndefined()
+  })
+
+  it("keeps two agents' calls with the same callId apart, and a reused key starts over", async () => {
+    const store = await open()
+    const b1 = { agentId: 'bob', callId: 'call-1' }
+    await store.append(asked(a1), { type: 'pending', ...a1 }, asked(b1))
+    expect((await store.getCall(a1))?.state).toBe('continued')
+    expect((await store.getCall(b1))?.state).toBe('open')
+    expect((await store.findCalls('call-1')).map((c) => c.agentId)).toEqual(['alice', 'bob'])
+    expect(await store.findCalls('nope')).toEqual([])
+    await store.append(asked(a1))
+    expect((await store.getCall(a1))?.state).toBe('open')
+    // Asked again, alice's call now comes after bob's.
+    expect((await store.findCalls('call-1')).map((c) => c.agentId)).toEqual(['bob', 'alice'])
+  })
+
+  it('lists calls by agent, state and timing in ask order, and projects timed calls', async () => {
+    const store = await open()
+    const keys = ['c1', 'c2', 'c3', 'c4'].map((callId) => ({ agentId: 'alice', callId }))
+    const [k1, k2, k3, k4] = keys as [CallKey, CallKey, CallKey, CallKey]
+    await store.append(
+      asked(k1),
+      asked(k2),
+      asked(k3, false),
+      asked(k4),
+      asked({ agentId: 'bob', callId: 'c9' }),
+    )
+    await store.append({ type: 'answered', ...k2, answers: [{ id: 'colour', selected: ['Blue'] }] })
+    await store.append({ type: 'pending', ...k4 })
+    await store.append({ type: 'answered', ...k1, answers: [] })
+    expect((await store.listCalls()).map((c) => c.callId)).toEqual(['c1', 'c2', 'c3', 'c4', 'c9'])
+    expect((await store.listCalls({ agentId: 'bob' })).map((c) => c.callId)).toEqual(['c9'])
+    expect((await store.listCalls({ states: ['open'] })).map((c) => c.callId)).toEqual(['c3', 'c9'])
+    expect((await store.listCalls({ states: [] })).length).toBe(0)
+    expect((await store.listCalls({ timed: false })).map((c) => c.callId)).toEqual(['c3'])
+    expect((await store.listCalls({ agentId: 'alice', states: ['settled'], timed: true })).length).toBe(2)
+    expect(await store.projection('alice')).toEqual({
+      active: [{ callId: 'c4', questions: [colour], state: 'continued' }],
+      // Settlement order, not ask order.
+      settled: [
+        { callId: 'c2', answers: [{ id: 'colour', selected: ['Blue'] }] },
+        { callId: 'c1', answers: [] },
+      ],
+    })
+    expect((await store.projection()).active.map((c) => c.callId)).toEqual(['c4', 'c9'])
+  })
+
+  it('transact decides on one call and appends atomically; a throwing decision appends nothing', async () => {
+    const store = await open()
+    await store.append(asked(a1))
+    const seen = await store.transact(a1, (call) => ({
+      events: [{ type: 'answered', ...a1, answers: [] }],
+      result: call?.state,
+    }))
+    expect(seen).toBe('open')
+    expect((await store.getCall(a1))?.state).toBe('settled')
+    expect(
+      await store.transact({ agentId: 'x', callId: 'y' }, (call) => ({ events: [], result: call })),
+    ).toBe(undefined)
+    const before = (await store.events()).length
+    await expect(
+      store.transact(a1, () => {
+        throw new Error('no')
+      }),
+    ).rejects.toThrow('no')
+    await expect(
+      store.transact(a1, () => ({ events: [asked({ agentId: 'alice', callId: 'other' })], result: 0 })),
+    ).rejects.toThrow(/another call/)
+    expect((await store.events()).length).toBe(before)
+    expect(await store.getCall({ agentId: 'alice', callId: 'other' })).toBeUndefined()
+  })
+
+  it('decisions on one call are serialized across processes: 30 racing answers, one wins', async () => {
+    const stores = [await open(), await open(), await open()]
+    await stores[0]?.append(asked(a1))
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        (stores[i % 3] as Store).transact(a1, (call) =>
+          call?.state === 'open'
+            ? {
+                events: [{ type: 'answered', ...a1, answers: [{ id: 'colour', selected: [String(i)] }] }],
+                result: true,
+              }
+            : { events: [], result: false },
+        ),
+      ),
+    )
+    expect(results.filter(Boolean)).toHaveLength(1)
+    expect(
+      (await stores[2]?.events({ agentId: 'alice' }))?.filter((e) => e.type === 'answered'),
+    ).toHaveLength(1)
+    // A call asked for the first time inside racing decisions is asked once too.
+    const fresh = { agentId: 'alice', callId: 'fresh' }
+    const created = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (stores[i % 3] as Store).transact(fresh, (call) =>
+          call ? { events: [], result: false } : { events: [asked(fresh)], result: true },
+        ),
+      ),
+    )
+    expect(created.filter(Boolean)).toHaveLength(1)
+  })
+
+  it('card compare-and-set: create once, update by version, 50 racing writers over 3 handles give 1 winner', async () => {
+    const stores = [await open(), await open(), await open()]
+    const [s0] = stores as [Store]
+    expect(await s0.getCard(a1)).toBeUndefined()
+    expect(await s0.casCard(a1, 0, { status: 'open', n: 0 })).toBe(1)
+    expect(await s0.casCard(a1, 0, { status: 'open', n: 1 })).toBeUndefined()
+    expect(await s0.casCard(a1, 1, { status: 'open', n: 2 })).toBe(2)
+    expect(await s0.casCard(a1, 1, { status: 'open', n: 3 })).toBeUndefined()
+    expect(await s0.getCard(a1)).toEqual({ version: 2, state: { status: 'open', n: 2 } })
+    // The same callId for another agent is another card.
+    expect(await s0.casCard({ agentId: 'bob', callId: 'call-1' }, 0, { status: 'open' })).toBe(1)
+    expect((await s0.findCards('call-1')).map((c) => [c.agentId, c.version])).toEqual([
+      ['alice', 2],
+      ['bob', 1],
+    ])
+    expect(await s0.findCards('nope')).toEqual([])
+    const wins = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        (stores[i % 3] as Store).casCard(a1, 2, { status: 'answered', by: i }),
+      ),
+    )
+    expect(wins.filter((v) => v !== undefined)).toEqual([3])
+    const card = await s0.getCard<{ status: string; by: number }>(a1)
+    expect(card?.version).toBe(3)
+    expect(wins[card?.state.by ?? -1]).toBe(3)
+  })
+
+  it('lists cards oldest update first, filtered by status', async () => {
+    let t = 1
+    const store = await open({ now: () => t++ })
+    const k = (callId: string) => ({ agentId: 'alice', callId })
+    await store.casCard(k('a'), 0, { status: 'open' })
+    await store.casCard(k('b'), 0, { status: 'answered' })
+    await store.casCard(k('c'), 0, { note: 'no status' })
+    await store.casCard(k('a'), 1, { status: 'open', touched: true })
+    expect((await store.listCards()).map((c) => c.callId)).toEqual(['b', 'c', 'a'])
+    expect(
+      (await store.listCards({ statuses: ['open'] })).map((c) => [c.agentId, c.callId, c.version]),
+    ).toEqual([['alice', 'a', 2]])
+    expect(await store.listCards({ statuses: [] })).toEqual([])
+  })
+
+  it('records one post per call and destination, updates its reference, lists in order', async () => {
+    const store = await open()
+    const post = (destKey: string, createdAt: number) => ({
+      ...a1,
+      destKey,
+      platform: destKey.split(':')[0] as string,
+      ref: { ts: destKey },
+      createdAt,
+    })
+    expect(await store.addPost(post('slack:C1', 5))).toBe(true)
+    expect(await store.addPost(post('slack:C1', 6))).toBe(false)
+    expect(await store.addPost(post('web', 5))).toBe(true)
+    expect(await store.addPost(post('discord:1', 1))).toBe(true)
+    expect(await store.addPost({ ...post('web', 7), agentId: 'bob' })).toBe(true)
+    await store.updatePost(a1, 'slack:C1', { ts: '123.456', channel: 'C1' })
+    await store.updatePost(a1, 'web', undefined)
+    const posts = await store.listPosts(a1)
+    expect(posts.map((p) => [p.destKey, p.ref, p.createdAt])).toEqual([
+      ['discord:1', { ts: 'discord:1' }, 1],
+      ['slack:C1', { ts: '123.456', channel: 'C1' }, 5],
+      ['web', null, 5],
+    ])
+    expect((await store.listPosts({ agentId: 'bob', callId: 'call-1' })).map((p) => p.destKey)).toEqual([
+      'web',
+    ])
+  })
+
+  it('audits entries and lists them by call, agent and time', async () => {
+    let t = 100
+    const store = await open({ now: () => t })
+    await store.audit({ ...a1, kind: 'asked', detail: { route: 'r' } })
+    t = 200
+    await store.audit({
+      agentId: 'bob',
+      callId: 'call-1',
+      kind: 'answered',
+      actor: { platform: 'slack', userId: 'U1' },
+    })
+    await store.audit({ kind: 'startup' })
+    await store.audit({ ...a1, kind: 'refused', refused: true, code: 'NOT_ALLOWED', platform: 'discord' })
+    const all = await store.listAudit()
+    expect(all.map((e) => e.kind)).toEqual(['asked', 'answered', 'startup', 'refused'])
+    expect(all[0]).toMatchObject({ ...a1, kind: 'asked', detail: { route: 'r' }, at: 100 })
+    expect((await store.listAudit({ callId: 'call-1' })).map((e) => e.kind)).toEqual([
+      'asked',
+      'answered',
+      'refused',
+    ])
+    expect((await store.listAudit({ ...a1 })).map((e) => e.kind)).toEqual(['asked', 'refused'])
+    expect((await store.listAudit({ agentId: 'bob' })).map((e) => e.kind)).toEqual(['answered'])
+    expect((await store.listAudit({ since: 150 })).map((e) => e.kind)).toEqual([
+      'answered',
+      'startup',
+      'refused',
+    ])
+  })
+
+  it('keeps text exactly, NUL and emoji included', async () => {
+    const store = await open()
+    const odd: AskUserQuestionItem = {
+      id: 'q',
+      question: 'a\u0000b 🚀 \u202e "quoted" \\',
+      options: [{ label: 'é' }],
+    }
+    await store.append({ ...(asked(a1) as Extract<StoreEvent, { type: 'asked' }>), questions: [odd] })
+    expect((await store.getCall(a1))?.questions).toEqual([odd])
+    await store.casCard(a1, 0, { text: 'x\u0000y' })
+    expect((await store.getCard(a1))?.state).toEqual({ text: 'x\u0000y' })
+  })
+
+  it('a restart loses nothing: another handle on the same database sees every call, card, post and audit', async () => {
+    const first = await open()
+    await first.append(asked(a1), { type: 'pending', ...a1 })
+    await first.casCard(a1, 0, { status: 'open' })
+    await first.addPost({ ...a1, destKey: 'web', platform: 'web', ref: null, createdAt: 1 })
+    await first.audit({ ...a1, kind: 'asked' })
+    await first.close()
+    await expect(first.getCall(a1)).rejects.toThrow(/closed/)
+    await first.close() // idempotent
+    const second = await open()
+    expect((await second.getCall(a1))?.state).toBe('continued')
+    expect((await second.getCard(a1))?.version).toBe(1)
+    expect((await second.listPosts(a1)).length).toBe(1)
+    expect((await second.listAudit()).length).toBe(1)
+    expect((await second.projection()).active.map((c) => c.callId)).toEqual(['call-1'])
+    // Sequence numbers keep growing after a restart.
+    const before = (await second.events()).at(-1)?.seq ?? 0
+    await second.append({ type: 'reply_queued', ...a1, reply: replyOf('call-1') })
+    expect((await second.events()).at(-1)?.seq).toBeGreaterThan(before)
+  })
+})
