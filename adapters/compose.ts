@@ -9,6 +9,8 @@ import type { ChatAdapter } from '../src/answerer/adapter.js'
 import type { Destination } from '../src/card/types.js'
 import type { WebhookMount } from '../src/server/http.js'
 import type { BuildAdapters, BuiltAdapters } from '../src/server/serve.js'
+import type { LeaderHandlers } from '../src/store/pg-leader.js'
+import { PostgresStore } from '../src/store/postgres.js'
 import { WebAdapter } from './web/adapter.js'
 
 /** An adapter that may also take signed webhooks on the bridge's port. */
@@ -53,6 +55,10 @@ export const buildAdapters: BuildAdapters = async ({
       token: config.DISCORD_BOT_TOKEN,
       ...(config.DISCORD_API_URL ? { apiUrl: config.DISCORD_API_URL } : {}),
       ...(config.DISCORD_PUBLIC_KEY ? { publicKey: config.DISCORD_PUBLIC_KEY } : {}),
+      // Several bridges on one PostgreSQL database: one of them handles gateway interactions.
+      ...(store instanceof PostgresStore
+        ? { gatewayLeader: (handlers: LeaderHandlers) => store.lead('discord-gateway', handlers) }
+        : {}),
       logger,
     })
     adapters.push(discord)

@@ -15,6 +15,7 @@ import { type CardHost, type ChatAdapter, within } from '../../src/answerer/adap
 import { cardRef } from '../../src/card/codec.js'
 import type { CardState, Destination, Person } from '../../src/card/types.js'
 import { type Logger, silentLogger } from '../../src/log.js'
+import type { LeaderHandlers, Leadership } from '../../src/store/pg-leader.js'
 import { Acknowledger } from './ack.js'
 import { type Decoded, type ParsedInteraction, parseInteraction, toInbound } from './decode.js'
 import { readInteractionRequest } from './http.js'
@@ -49,6 +50,12 @@ export interface DiscordAdapterOptions {
    * @default true
    */
   gateway?: boolean
+  /**
+   * Several bridges on one database: every one connects the gateway, but only the holder of
+   * this leadership handles its interactions, so each interaction gets exactly one response.
+   * When the holder dies another takes over within seconds. Unset: this bridge handles them all.
+   */
+  gatewayLeader?: (handlers: LeaderHandlers) => Leadership
   /**
    * How long an interaction may run before it is acknowledged with DEFERRED_UPDATE_MESSAGE.
    * Discord invalidates the token after 3 s without a response.
@@ -105,6 +112,8 @@ export class DiscordAdapter implements ChatAdapter {
   private readonly key: KeyObject | undefined
   private readonly replays: ReplayGuard
   private readonly gateway: boolean
+  private readonly gatewayLeader: DiscordAdapterOptions['gatewayLeader']
+  private leadership: Leadership | undefined
   private readonly ackAfterMs: number
   /** Continuation messages posted by `update` beyond those in the stored ref, by first message id. */
   /** What each message last showed, so unchanged messages are not edited again. */
@@ -123,13 +132,20 @@ export class DiscordAdapter implements ChatAdapter {
     this.key = options.publicKey ? importPublicKey(options.publicKey) : undefined
     this.replays = new ReplayGuard(options.now)
     this.gateway = options.gateway ?? true
+    this.gatewayLeader = options.gatewayLeader
     this.ackAfterMs = options.ackAfterMs ?? 2000
   }
 
   async start(host: CardHost): Promise<void> {
     this.host = host
     if (this.gateway) {
+      this.leadership = this.gatewayLeader?.({
+        lead: async () => this.log.info('this bridge now handles Discord gateway interactions'),
+        resign: async () => this.log.info('this bridge no longer handles Discord gateway interactions'),
+      })
       await this.transport.connect((payload) => {
+        // Another bridge on the same database answers it.
+        if (this.leadership && !this.leadership.leading) return
         this.track(
           this.onInteraction(payload, (body) => this.transport.callback(payload.id, payload.token, body)),
         )
@@ -138,6 +154,7 @@ export class DiscordAdapter implements ChatAdapter {
   }
 
   async stop(): Promise<void> {
+    await this.leadership?.stop()
     await Promise.allSettled([...this.pending])
     await this.transport.close()
   }

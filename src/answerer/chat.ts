@@ -8,6 +8,7 @@ import { UserQuestionError } from '../protocol/errors.js'
 import type { Answerer, AnswererRequest, AskUserQuestionAnswer } from '../protocol/types.js'
 import { ResponderPolicy } from '../routing/policy.js'
 import { defaultRouter, type Router } from '../routing/types.js'
+import { isSharedStore } from '../service/replicas.js'
 import type { UserQuestionService } from '../service/service.js'
 import { callKeyOf, callKeyString } from '../store/fold.js'
 import type { CallKey } from '../store/types.js'
@@ -40,9 +41,15 @@ export interface ChatAnswererOptions {
   people?: People
   /** Who is on call now, for routes with `oncall` (PagerDuty). Without it those routes use their fallback. */
   oncall?: OnCallLookup
+  /**
+   * Several bridges on one database: how often asks waiting here re-read their cards, in case a
+   * completion elsewhere was not notified. @default 2000
+   */
+  recheckMs?: number
 }
 
 interface Waiter {
+  key: CallKey
   resolve: (answer: AskUserQuestionAnswer) => void
   /** Stop waiting without an answer (the ask failed before it could wait). */
   drop: () => void
@@ -74,6 +81,7 @@ export class ChatAnswerer {
   private readonly staffer: Staffer
   private readonly holds: Holds
   private readonly waiters = new Map<string, Waiter>()
+  private readonly recheckMs: number
   private readonly copies: CardCopies
   private readonly opening: OpenDeps
   private escalationTimer: ReturnType<typeof setInterval> | undefined
@@ -86,6 +94,7 @@ export class ChatAnswerer {
     this.now = options.now ?? Date.now
     this.log = options.logger ?? silentLogger
     this.escalationIntervalMs = options.escalationIntervalMs ?? 15_000
+    this.recheckMs = options.recheckMs ?? 2000
     this.people = options.people ?? new People()
     this.staffer = new Staffer({
       people: this.people,
@@ -163,6 +172,7 @@ export class ChatAnswerer {
         ),
       ),
     )
+    this.followOtherBridges()
     for (const adapter of this.adapters.values()) await adapter.start(this.host)
     await this.tick()
     if (this.escalationIntervalMs > 0) {
@@ -223,7 +233,8 @@ export class ChatAnswerer {
    * the cards then say comes from the call's lifecycle events ({@link followLifecycle}), not from here.
    */
   private waitFor(request: AnswererRequest): Promise<AskUserQuestionAnswer> {
-    const k = callKeyString(keyOfRequest(request))
+    const key = keyOfRequest(request)
+    const k = callKeyString(key)
     const waiting = new Promise<AskUserQuestionAnswer>((resolve, reject) => {
       const { signal } = request
       const finish = () => {
@@ -235,6 +246,7 @@ export class ChatAnswerer {
         reject(signal.reason)
       }
       const waiter: Waiter = {
+        key,
         signal,
         resolve: (answer) => {
           finish()
@@ -324,21 +336,57 @@ export class ChatAnswerer {
     if (!answer) return
     const waiter = this.waiters.get(callKeyString(key))
     if (before.status === 'open' && waiter && !waiter.signal.aborted) {
-      waiter.resolve(answer)
-      // The window may close in the same instant: if the ask still ends pending, reply late.
-      // Not awaited: the person's click is applied and must not wait for the ask to unwind.
-      const flight = this.service.inflight(card.agentId, card.callId)
-      if (flight) {
-        this.background(
-          flight.then(
-            (result) => ('pending' in result ? this.deliverLate(card, answer) : undefined),
-            () => undefined,
-          ),
-        )
-      }
+      this.handOver(card, answer, waiter)
       return
     }
     await this.deliverLate(card, answer)
+  }
+
+  /** Resolve the waiting ask with its card's answer. */
+  private handOver(card: CardState, answer: AskUserQuestionAnswer, waiter: Waiter): void {
+    waiter.resolve(answer)
+    // The window may close in the same instant: if the ask still ends pending, reply late.
+    // Not awaited: the person's click is applied and must not wait for the ask to unwind.
+    const flight = this.service.inflight(card.agentId, card.callId)
+    if (flight) {
+      this.background(
+        flight.then(
+          (result) => ('pending' in result ? this.deliverLate(card, answer) : undefined),
+          () => undefined,
+        ),
+      )
+    }
+  }
+
+  /**
+   * Several bridges on one database: a card completed through another bridge completes the ask
+   * waiting here, at once when the store notifies, and within `recheckMs` when it does not.
+   */
+  private followOtherBridges(): void {
+    const store = this.store
+    if (!isSharedStore(store)) return
+    const unwatch = store.watch((change) => {
+      if (change.kind === 'resync') this.background(this.wakeAll())
+      else if (change.kind === 'card' && this.waiters.has(callKeyString(change)))
+        this.background(this.wake(change))
+    })
+    const timer = setInterval(() => this.background(this.wakeAll()), this.recheckMs)
+    timer.unref()
+    this.unsubscribe.push(unwatch, () => clearInterval(timer))
+  }
+
+  private async wakeAll(): Promise<void> {
+    for (const waiter of [...this.waiters.values()]) await this.wake(waiter.key)
+  }
+
+  /** Re-read the card of an ask waiting here; answered (through another bridge): hand it over. */
+  private async wake(key: CallKey): Promise<void> {
+    const waiter = this.waiters.get(callKeyString(key))
+    if (!waiter || waiter.signal.aborted) return
+    const card = (await this.store.getCard<CardState>(key))?.state
+    if (card?.status !== 'answered' || !card.result) return
+    // The bridge that applied the click audited it and found nobody waiting there.
+    this.handOver(card, card.result, waiter)
   }
 
   private async deliverLate(card: CardState, answer: AskUserQuestionAnswer): Promise<void> {

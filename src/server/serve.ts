@@ -8,8 +8,9 @@ import { People } from '../oncall/people.js'
 import { pagerDutyForRoutes } from '../oncall/startup.js'
 import { loadRoutes, type RoutesFile, routesRouter } from '../routing/routes.js'
 import type { Router as RoutesRouter } from '../routing/types.js'
+import { followReplicas } from '../service/replicas.js'
 import { UserQuestionService } from '../service/service.js'
-import { openStore } from '../store/index.js'
+import { connectStore } from '../store/index.js'
 import type { Store } from '../store/types.js'
 import { type BridgeHttpServer, createHttpServer, type HttpMount, type WebhookMount } from './http.js'
 import { Metrics } from './metrics.js'
@@ -60,6 +61,12 @@ export interface ServeOptions {
   routes?: RoutesFile
   /** A ready-made router; wins over `routes`. */
   router?: RoutesRouter
+  /**
+   * Several bridges on one PostgreSQL database (tests shorten these). `leaseMs`: how long a
+   * timed wait stays this bridge's without renewal (@default 10000); `intervalMs`: how often
+   * dead bridges' deadlines and missed notifications are re-checked (@default 2000).
+   */
+  replicas?: { leaseMs?: number; intervalMs?: number }
 }
 
 /** A running bridge. */
@@ -91,7 +98,10 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
   const routes = options.routes ?? (config.ASKBRIDGE_ROUTES ? loadRoutes(config.ASKBRIDGE_ROUTES) : undefined)
   // Routes naming PagerDuty: the token and every schedule and policy are checked before anything opens.
   const pagerDuty = await pagerDutyForRoutes(routes, config, log)
-  const raw = openStore(config.ASKBRIDGE_DB)
+  const raw = await connectStore(
+    config.ASKBRIDGE_DB,
+    options.replicas?.leaseMs === undefined ? {} : { leaseMs: options.replicas.leaseMs },
+  )
   const store = raw
   const service = new UserQuestionService({ store })
   let built: BuiltAdapters | undefined
@@ -130,6 +140,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       ...(options.escalationIntervalMs === undefined
         ? {}
         : { escalationIntervalMs: options.escalationIntervalMs }),
+      ...(options.replicas?.intervalMs === undefined ? {} : { recheckMs: options.replicas.intervalMs }),
     })
     service.use(chat.answerer)
     const metrics = new Metrics()
@@ -147,6 +158,12 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       hookTimeoutMs: config.ASKBRIDGE_HOOK_TIMEOUT,
     })
     await chat.start()
+    // Several bridges on one PostgreSQL database: replies, cancellations and dead bridges'
+    // deadlines are followed across them (nothing to do on SQLite).
+    const unfollow = followReplicas(service, {
+      logger: log,
+      ...(options.replicas?.intervalMs === undefined ? {} : { intervalMs: options.replicas.intervalMs }),
+    })
     const url = await http.listen(config.ASKBRIDGE_PORT, config.ASKBRIDGE_HOST)
     log.info('askbridge is listening', {
       url,
@@ -171,6 +188,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
         closing ??= (async () => {
           log.info('askbridge is shutting down')
           h.stopIntake()
+          unfollow()
           // A restart, not an ending: waiting calls stay open in the log, cards stay as they are.
           await service.close({ keepCalls: true })
           // Adapters finish their acknowledgements and pending card updates here.

@@ -18,6 +18,7 @@ import { checkAnswer, checkIntents, checkQuestions, MAX_TIMEOUT_MS } from '../pr
 import { callKeyString } from '../store/fold.js'
 import type { CallKey, CallRecord, Store } from '../store/types.js'
 import { AgentRegistry } from './agents.js'
+import { isSharedStore } from './replicas.js'
 import { Waterfall } from './waterfall.js'
 
 export { MAX_TIMEOUT_MS }
@@ -372,8 +373,15 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
   /**
    * After a restart: timed calls left open by a dead process get the "outcome unknown" result
    * and become continued, so they stay answerable and later replies arrive as a new turn.
+   * On a database shared with other live bridges, only calls whose own bridge is gone (its lease
+   * lapsed) and whose deadline has passed: the others are still being waited on.
    */
   async recover(): Promise<CallKey[]> {
+    if (isSharedStore(this.store)) {
+      const taken = await this.store.takeOverDue()
+      for (const call of taken) this.emit('pending', call)
+      return taken
+    }
     const continued: CallKey[] = []
     for (const open of await this.store.listCalls({ states: ['open'], timed: true })) {
       const { agentId, callId } = open

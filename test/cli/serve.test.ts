@@ -43,13 +43,13 @@ test('the database and the routes file are named in the same message as every ot
     cwd,
     env: {
       ASKBRIDGE_PORT: 'abc',
-      ASKBRIDGE_DB: 'postgres://bridge:pw-not-shown@db/askbridge',
+      ASKBRIDGE_DB: 'postgres://bridge:pw-not-shown@db/askbridge?schema=not-a-name',
       ASKBRIDGE_ROUTES: routes,
     },
   })
   expect(r.code).toBe(1)
   expect(r.stderr).toContain('ASKBRIDGE_PORT')
-  expect(r.stderr).toMatch(/ASKBRIDGE_DB PostgreSQL is not supported yet/)
+  expect(r.stderr).toMatch(/ASKBRIDGE_DB schema must be/)
   expect(r.stderr).toMatch(/ASKBRIDGE_ROUTES \(.*routes\.json\): .*quorum/)
   expect(r.stderr.match(/invalid configuration/g)).toHaveLength(1)
   expect(r.stderr).not.toContain('pw-not-shown')
@@ -66,6 +66,19 @@ test('the database and the routes file are named in the same message as every ot
   const dir = await askbridge(['serve'], { cwd, env: { ASKBRIDGE_DB: join(cwd, 'no-such-dir', 'x.db') } })
   expect(dir.code).toBe(1)
   expect(dir.stderr).toMatch(/ASKBRIDGE_DB the directory .*no-such-dir does not exist/)
+})
+
+test('an unreachable PostgreSQL stops serve with ASKBRIDGE_DB and the refusal, never the password', async () => {
+  const r = await askbridge(['serve'], {
+    cwd,
+    env: { ASKBRIDGE_PORT: '0', ASKBRIDGE_DB: 'postgres://bridge:pw-not-shown@127.0.0.1:1/askbridge' },
+  })
+  expect(r.code).toBe(1)
+  expect(r.stderr).toMatch(
+    /askbridge: cannot start: ASKBRIDGE_DB \(postgres:\/\/bridge:\*\*\*@127\.0\.0\.1:1\/askbridge\): cannot open the PostgreSQL database: .*ECONNREFUSED/,
+  )
+  expect(r.stderr).not.toContain('pw-not-shown')
+  expect(r.stderr).not.toMatch(/\n\s+at /)
 })
 
 test('serve starts on the embedded defaults, logs JSON lines without secrets, stops on SIGTERM', async () => {

@@ -19,11 +19,21 @@ export interface TestBridge {
   close(): Promise<void>
 }
 
-export async function startBridge(env: Record<string, string> = {}, dir?: string): Promise<TestBridge> {
+export async function startBridge(
+  env: Record<string, string> = {},
+  dir?: string,
+  replicas?: { leaseMs?: number; intervalMs?: number },
+): Promise<TestBridge> {
   const own = dir === undefined
   const home = dir ?? mkdtempSync(join(tmpdir(), 'askbridge-server-'))
   const config = parseConfig({ ASKBRIDGE_PORT: '0', ASKBRIDGE_DB: join(home, 'bridge.db'), ...env })
-  const bridge = await serve({ config, buildAdapters, heartbeatMs: 100, escalationIntervalMs: 0 })
+  const bridge = await serve({
+    config,
+    buildAdapters,
+    heartbeatMs: 100,
+    escalationIntervalMs: 0,
+    ...(replicas ? { replicas } : {}),
+  })
   return {
     bridge,
     url: bridge.url,
