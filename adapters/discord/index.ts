@@ -63,6 +63,8 @@ export interface DiscordAdapterOptions {
    */
   ackAfterMs?: number
   logger?: Logger
+  /** How long the start-up check waits for the REST API to answer (DISCORD_API_URL). @default 5000 */
+  startCheckMs?: number
   /** Clock for the HTTP interaction timestamp check (tests). @default Date.now */
   now?: () => number
 }
@@ -127,6 +129,7 @@ export class DiscordAdapter implements ChatAdapter {
     this.transport = new DiscordTransport({
       token: options.token,
       ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}),
+      ...(options.startCheckMs === undefined ? {} : { startCheckMs: options.startCheckMs }),
       logger: this.log,
     })
     this.key = options.publicKey ? importPublicKey(options.publicKey) : undefined

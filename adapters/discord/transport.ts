@@ -17,6 +17,7 @@ import {
   Routes,
 } from 'discord.js'
 import PQueue from 'p-queue'
+import { checkReachable } from '../../src/answerer/reachable.js'
 import { type Logger, silentLogger } from '../../src/log.js'
 import type { DiscordMessage } from './render.js'
 
@@ -31,7 +32,21 @@ export interface DiscordTransportOptions {
   logger?: Logger
   /** How long to wait for the gateway to become ready. @default 30_000 */
   readyTimeoutMs?: number
+  /** How long the start-up check waits for the REST API to answer. @default 5000 */
+  startCheckMs?: number
 }
+
+const DEFAULT_API = 'https://discord.com/api'
+
+/** Network failures: the URL is wrong or the host is down, not the token. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+])
 
 export class DiscordTransport {
   readonly client: Client
@@ -39,12 +54,16 @@ export class DiscordTransport {
   private readonly queues = new Map<string, PQueue>()
   private readonly dmChannels = new Map<string, string>()
   private readonly readyTimeoutMs: number
+  private readonly startCheckMs: number | undefined
   private readonly token: string
+  private readonly apiUrl: string
 
   constructor(options: DiscordTransportOptions) {
     this.log = options.logger ?? silentLogger
     this.token = options.token
     this.readyTimeoutMs = options.readyTimeoutMs ?? 30_000
+    this.startCheckMs = options.startCheckMs
+    this.apiUrl = (options.apiUrl ?? DEFAULT_API).replace(/\/+$/, '')
     this.client = new Client({
       // Interactions arrive without message intents; Guilds gives the channel cache and guild locale.
       intents: [GatewayIntentBits.Guilds],
@@ -63,7 +82,12 @@ export class DiscordTransport {
     this.client.on(Events.Error, (error) => this.log.error('discord client error', { error }))
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error('Discord gateway did not become ready')),
+        () =>
+          reject(
+            new Error(
+              `the Discord gateway did not become ready within ${this.readyTimeoutMs / 1000} s (its URL comes from GET /gateway/bot at DISCORD_API_URL)`,
+            ),
+          ),
         this.readyTimeoutMs,
       )
       this.client.once(Events.ClientReady, () => {
@@ -72,9 +96,41 @@ export class DiscordTransport {
       })
     })
     ready.catch(() => {})
-    await this.client.login(this.token)
+    await checkReachable({
+      url: `${this.apiUrl}/v10/gateway`,
+      shownUrl: this.apiUrl,
+      what: 'the Discord API',
+      variable: 'DISCORD_API_URL',
+      logger: this.log,
+      ...(this.startCheckMs === undefined ? {} : { timeoutMs: this.startCheckMs }),
+    })
+    try {
+      await this.client.login(this.token)
+    } catch (error) {
+      throw this.loginError(error)
+    }
     await ready
     this.log.info('discord gateway ready', { user: this.client.user?.id })
+  }
+
+  /** A login failure that names the variable to fix (the token is never echoed). */
+  private loginError(error: unknown): Error {
+    const e = error as { code?: unknown; message?: unknown; status?: unknown }
+    const message = typeof e.message === 'string' ? e.message : String(error)
+    if (e.code === 'TokenInvalid' || e.status === 401) {
+      return new Error(
+        `Discord refused the bot token (DISCORD_BOT_TOKEN): ${message} Copy it again from the Developer Portal (your application, Bot, Reset Token).`,
+        { cause: error },
+      )
+    }
+    if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) {
+      return new Error(`cannot reach the Discord API at ${this.apiUrl} (DISCORD_API_URL): ${message}`, {
+        cause: error,
+      })
+    }
+    return new Error(`Discord login failed (DISCORD_BOT_TOKEN, DISCORD_API_URL): ${message}`, {
+      cause: error,
+    })
   }
 
   /** Run `task` after every earlier task for the same channel. */

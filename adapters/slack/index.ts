@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type App, webApi } from '@slack/bolt'
 import type { CardHost, ChatAdapter, Destination } from '../../src/answerer/adapter.js'
+import { checkReachable } from '../../src/answerer/reachable.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import { type Logger, silentLogger } from '../../src/log.js'
 import { slackError, tokenError } from './errors.js'
@@ -67,6 +68,8 @@ export interface SlackAdapterOptions {
   ackBudgetMs?: number
   /** Clock (tests). @default Date.now */
   now?: () => number
+  /** How long the start-up check waits for the Web API to answer (SLACK_API_URL). @default 5000 */
+  startCheckMs?: number
 }
 
 const STOP_GRACE_MS = 5000
@@ -82,6 +85,8 @@ export class SlackAdapter implements ChatAdapter {
   readonly #outbound: SlackOutbound
   readonly #notices: SlackNotices
   readonly #inbound: SlackInbound
+  readonly #log: Logger
+  readonly #startCheckMs: number | undefined
   #host: CardHost | undefined
   #started = false
 
@@ -89,6 +94,8 @@ export class SlackAdapter implements ChatAdapter {
     const botToken = options.botToken ?? options.token
     if (!botToken) throw new Error('SlackAdapter needs a bot token (SLACK_BOT_TOKEN)')
     const log = options.logger ?? silentLogger
+    this.#log = log
+    this.#startCheckMs = options.startCheckMs
     const logger = boltLogger(log)
     this.mode = options.appToken ? 'socket' : 'http'
     const built = createBoltApp({
@@ -168,19 +175,14 @@ export class SlackAdapter implements ChatAdapter {
    */
   async #reachable(): Promise<void> {
     const url = this.#client.slackApiUrl
-    const probe = new webApi.WebClient(undefined, {
-      slackApiUrl: url,
-      retryConfig: { retries: 2, factor: 1, minTimeout: 200, maxTimeout: 500 },
-      timeout: 10_000,
-      logger: boltLogger(silentLogger),
+    await checkReachable({
+      url: `${url}api.test`,
+      shownUrl: url,
+      what: 'the Slack Web API',
+      variable: 'SLACK_API_URL',
+      logger: this.#log,
+      ...(this.#startCheckMs === undefined ? {} : { timeoutMs: this.#startCheckMs }),
     })
-    try {
-      await probe.api.test()
-    } catch (error) {
-      if (slackError(error) !== undefined) return // Slack answered (with an error): it is reachable
-      const reason = error instanceof Error ? error.message : String(error)
-      throw new Error(`cannot reach the Slack Web API at ${url} (SLACK_API_URL): ${reason}`, { cause: error })
-    }
   }
 
   async stop(): Promise<void> {

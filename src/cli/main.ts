@@ -200,6 +200,11 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
       config ? config.PAGERDUTY_API_TOKEN : io.env.PAGERDUTY_API_TOKEN?.trim(),
     ),
   )
+  if (config !== undefined && problems.length === 0) {
+    // Which platforms get questions: checked once the variables and the routes file are valid.
+    const { platformProblems } = await import('../config/platforms.js')
+    problems.push(...platformProblems(config, routes, routesPath))
+  }
   if (problems.length > 0 || config === undefined) {
     io.stderr(`${new ConfigError(problems).message}\n`)
     return 1

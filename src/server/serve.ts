@@ -1,7 +1,8 @@
 import type { ChatAdapter } from '../answerer/adapter.js'
 import { ChatAnswerer } from '../answerer/chat.js'
 import type { Destination } from '../card/types.js'
-import type { Config } from '../config/env.js'
+import { type Config, ConfigError } from '../config/env.js'
+import { platformProblems } from '../config/platforms.js'
 import { type Logger, silentLogger } from '../log.js'
 import { OnCallLookup } from '../oncall/lookup.js'
 import { People } from '../oncall/people.js'
@@ -117,17 +118,10 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       logger: log,
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     })
-    const platforms = new Set(built.adapters.map((a) => a.platform))
-    for (const route of routes?.routes ?? []) {
-      for (const d of route.destinations) {
-        if (!platforms.has(d.platform)) {
-          log.warn('a route names a platform that is not configured; those copies are skipped', {
-            route: route.name,
-            platform: d.platform,
-          })
-        }
-      }
-    }
+    // The CLI names these with every other problem before it gets here; a host embedding the
+    // bridge gets the same stop.
+    const problems = platformProblems(config, routes, config.ASKBRIDGE_ROUTES)
+    if (problems.length > 0) throw new ConfigError(problems)
     const router = options.router ?? (routes ? routesRouter(routes, built.destinations, log) : undefined)
     chat = new ChatAnswerer({
       service,
