@@ -1,5 +1,5 @@
 import { applyInteraction, finishedRefusal, isLive, samePerson, withStatus } from '../card/apply.js'
-import { type CardRef, refMatches } from '../card/codec.js'
+import type { CardRef } from '../card/codec.js'
 import type { CardState, Destination, Person } from '../card/types.js'
 import { type Logger, silentLogger } from '../log.js'
 import type { OnCallLookup } from '../oncall/lookup.js'
@@ -8,9 +8,8 @@ import { UserQuestionError } from '../protocol/errors.js'
 import type { Answerer, AnswererRequest, AskUserQuestionAnswer } from '../protocol/types.js'
 import { ResponderPolicy } from '../routing/policy.js'
 import { defaultRouter, type Router } from '../routing/types.js'
-import { isSharedStore } from '../service/replicas.js'
 import type { UserQuestionService } from '../service/service.js'
-import { callKeyOf, callKeyString } from '../store/fold.js'
+import { callKeyOf } from '../store/fold.js'
 import type { CallKey } from '../store/types.js'
 import type { CardHost, ChatAdapter, InboundInteraction, InteractionOutcome } from './adapter.js'
 import { compareAndSet } from './cas.js'
@@ -18,8 +17,10 @@ import { CardCopies } from './copies.js'
 import { escalate } from './escalation.js'
 import { Holds } from './holds.js'
 import { applyLifecycle, followLifecycle } from './lifecycle.js'
-import { type OpenDeps, openCard } from './open.js'
+import { callOfRef, type OpenDeps, openCard } from './open.js'
+import { followOtherBridges } from './replicas.js'
 import { Staffer } from './staffing.js'
+import { Waiters } from './waiters.js'
 
 export interface ChatAnswererOptions {
   service: UserQuestionService
@@ -48,14 +49,6 @@ export interface ChatAnswererOptions {
   recheckMs?: number
 }
 
-interface Waiter {
-  key: CallKey
-  resolve: (answer: AskUserQuestionAnswer) => void
-  /** Stop waiting without an answer (the ask failed before it could wait). */
-  drop: () => void
-  signal: AbortSignal
-}
-
 const NOT_ALLOWED = 'You are not one of the people who may answer this question.'
 const GONE = 'This question is no longer available.'
 
@@ -80,7 +73,7 @@ export class ChatAnswerer {
   private readonly people: People
   private readonly staffer: Staffer
   private readonly holds: Holds
-  private readonly waiters = new Map<string, Waiter>()
+  private readonly waiters = new Waiters()
   private readonly recheckMs: number
   private readonly copies: CardCopies
   private readonly opening: OpenDeps
@@ -135,7 +128,7 @@ export class ChatAnswerer {
         return { ok: true }
       },
       renewHold: async (ref, person) => {
-        const key = await this.resolve(ref)
+        const key = await callOfRef(this.store, ref)
         return key ? this.holds.renew(key, this.people.identify(person)) : false
       },
     }
@@ -145,17 +138,8 @@ export class ChatAnswerer {
     return this.service.store
   }
 
-  /**
-   * The card a component names. A tagged reference names one agent's card; an untagged one
-   * (posted before agents were part of the key) names the oldest card with that callId.
-   */
-  private async resolve(ref: CardRef): Promise<CallKey | undefined> {
-    const card = (await this.store.findCards(ref.callId)).find((c) => refMatches(ref, c))
-    return card ? callKeyOf(card) : undefined
-  }
-
   private async cardOf(ref: CardRef) {
-    const key = await this.resolve(ref)
+    const key = await callOfRef(this.store, ref)
     return key ? this.store.getCard<CardState>(key) : undefined
   }
 
@@ -171,8 +155,15 @@ export class ChatAnswerer {
           ),
         ),
       ),
+      // Several bridges on one database: an answer given through another one reaches asks here.
+      ...followOtherBridges({
+        store: this.store,
+        waiters: this.waiters,
+        recheckMs: this.recheckMs,
+        handOver: (card, answer) => this.handOver(card, answer),
+        background: (work) => this.background(work),
+      }),
     )
-    this.followOtherBridges()
     for (const adapter of this.adapters.values()) await adapter.start(this.host)
     await this.tick()
     if (this.escalationIntervalMs > 0) {
@@ -206,12 +197,12 @@ export class ChatAnswerer {
     // Wait first, then post: a click on the first copy while later copies are still being
     // posted (or right after a re-attach finds the card) must find someone waiting.
     const key = keyOfRequest(request)
-    const waiting = this.waitFor(request)
+    const waiting = this.waiters.wait(key, request.signal)
     try {
       const opened = await openCard(this.opening, request, plan, destinations)
       const card = opened.state
       if (card.status === 'answered' && card.result) {
-        this.waiters.get(callKeyString(key))?.drop()
+        this.waiters.drop(key)
         return card.result
       }
       const posted = await this.copies.post(card, destinations)
@@ -222,51 +213,16 @@ export class ChatAnswerer {
       const now = await this.store.getCard<CardState>(key)
       if (now && now.version !== opened.version) this.background(this.copies.refresh(key))
     } catch (error) {
-      this.waiters.get(callKeyString(key))?.drop()
+      this.waiters.drop(key)
       throw error
     }
-    return waiting
-  }
-
-  /**
-   * Register the waiting ask: resolved by a completion, rejected when its signal aborts. What
-   * the cards then say comes from the call's lifecycle events ({@link followLifecycle}), not from here.
-   */
-  private waitFor(request: AnswererRequest): Promise<AskUserQuestionAnswer> {
-    const key = keyOfRequest(request)
-    const k = callKeyString(key)
-    const waiting = new Promise<AskUserQuestionAnswer>((resolve, reject) => {
-      const { signal } = request
-      const finish = () => {
-        if (this.waiters.get(k) === waiter) this.waiters.delete(k)
-        signal.removeEventListener('abort', onAbort)
-      }
-      const onAbort = () => {
-        finish()
-        reject(signal.reason)
-      }
-      const waiter: Waiter = {
-        key,
-        signal,
-        resolve: (answer) => {
-          finish()
-          resolve(answer)
-        },
-        drop: finish,
-      }
-      if (signal.aborted) return onAbort()
-      signal.addEventListener('abort', onAbort, { once: true })
-      this.waiters.set(k, waiter)
-    })
-    // Until it is returned, a rejection (an abort while posting) must not go unhandled.
-    waiting.catch(() => {})
     return waiting
   }
 
   // ---- interactions ----
 
   private async handle(input: InboundInteraction): Promise<InteractionOutcome> {
-    const key = await this.resolve(input)
+    const key = await callOfRef(this.store, input)
     // One person is one approver, whichever platform (or signed-in inbox) they answer from.
     const actor = this.people.identify(input.interaction.actor)
     const interaction = { ...input.interaction, actor }
@@ -334,17 +290,13 @@ export class ChatAnswerer {
     })
     const answer = card.result
     if (!answer) return
-    const waiter = this.waiters.get(callKeyString(key))
-    if (before.status === 'open' && waiter && !waiter.signal.aborted) {
-      this.handOver(card, answer, waiter)
-      return
-    }
+    if (before.status === 'open' && this.handOver(card, answer)) return
     await this.deliverLate(card, answer)
   }
 
-  /** Resolve the waiting ask with its card's answer. */
-  private handOver(card: CardState, answer: AskUserQuestionAnswer, waiter: Waiter): void {
-    waiter.resolve(answer)
+  /** Resolve the ask waiting here with its card's answer; false when none waits here. */
+  private handOver(card: CardState, answer: AskUserQuestionAnswer): boolean {
+    if (!this.waiters.resolve(callKeyOf(card), answer)) return false
     // The window may close in the same instant: if the ask still ends pending, reply late.
     // Not awaited: the person's click is applied and must not wait for the ask to unwind.
     const flight = this.service.inflight(card.agentId, card.callId)
@@ -356,37 +308,7 @@ export class ChatAnswerer {
         ),
       )
     }
-  }
-
-  /**
-   * Several bridges on one database: a card completed through another bridge completes the ask
-   * waiting here, at once when the store notifies, and within `recheckMs` when it does not.
-   */
-  private followOtherBridges(): void {
-    const store = this.store
-    if (!isSharedStore(store)) return
-    const unwatch = store.watch((change) => {
-      if (change.kind === 'resync') this.background(this.wakeAll())
-      else if (change.kind === 'card' && this.waiters.has(callKeyString(change)))
-        this.background(this.wake(change))
-    })
-    const timer = setInterval(() => this.background(this.wakeAll()), this.recheckMs)
-    timer.unref()
-    this.unsubscribe.push(unwatch, () => clearInterval(timer))
-  }
-
-  private async wakeAll(): Promise<void> {
-    for (const waiter of [...this.waiters.values()]) await this.wake(waiter.key)
-  }
-
-  /** Re-read the card of an ask waiting here; answered (through another bridge): hand it over. */
-  private async wake(key: CallKey): Promise<void> {
-    const waiter = this.waiters.get(callKeyString(key))
-    if (!waiter || waiter.signal.aborted) return
-    const card = (await this.store.getCard<CardState>(key))?.state
-    if (card?.status !== 'answered' || !card.result) return
-    // The bridge that applied the click audited it and found nobody waiting there.
-    this.handOver(card, card.result, waiter)
+    return true
   }
 
   private async deliverLate(card: CardState, answer: AskUserQuestionAnswer): Promise<void> {

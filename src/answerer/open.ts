@@ -1,9 +1,11 @@
 import { newCard } from '../card/apply.js'
+import { type CardRef, refMatches } from '../card/codec.js'
 import type { CardState, Destination, OnCallShown } from '../card/types.js'
 import type { People } from '../oncall/people.js'
 import { UserQuestionError } from '../protocol/errors.js'
 import type { AnswererRequest } from '../protocol/types.js'
 import type { RoutePlan } from '../routing/types.js'
+import { callKeyOf } from '../store/fold.js'
 import type { CallKey, Store, VersionedCard } from '../store/types.js'
 import { compareAndSet } from './cas.js'
 
@@ -90,4 +92,13 @@ function buildCard(
  */
 function sameQuestions(card: CardState, request: AnswererRequest): boolean {
   return JSON.stringify(card.questions) === JSON.stringify(request.questions)
+}
+
+/**
+ * The call a component names. A tagged reference names one agent's card; an untagged one
+ * (posted before agents were part of the key) names the oldest card with that callId.
+ */
+export async function callOfRef(store: Store, ref: CardRef): Promise<CallKey | undefined> {
+  const card = (await store.findCards(ref.callId)).find((c) => refMatches(ref, c))
+  return card ? callKeyOf(card) : undefined
 }

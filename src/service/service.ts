@@ -1,70 +1,37 @@
 import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
-import { CALL_ID_PATTERN } from '../card/codec.js'
 import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
-import { answerSchema } from '../protocol/schemas.js'
 import type {
   Agent,
   Answerer,
   AnswererRequest,
   AskUserQuestionAnswer,
-  AskUserQuestionAnswerItem,
   AskUserQuestionRequest,
-  LateReply,
   TimedUserQuestionResult,
   UserQuestionProjectionView,
 } from '../protocol/types.js'
-import { checkAnswer, checkIntents, checkQuestions, MAX_TIMEOUT_MS } from '../protocol/validate.js'
+import { checkAnswer, MAX_TIMEOUT_MS } from '../protocol/validate.js'
 import { callKeyString } from '../store/fold.js'
 import type { CallKey, CallRecord, Store } from '../store/types.js'
+import { abortable, aborted, failureOf } from './abort.js'
 import { AgentRegistry } from './agents.js'
+import { checkRequest } from './check.js'
+import type { ServiceEvents } from './events.js'
 import { isSharedStore } from './replicas.js'
+import { admitReply, discardReply, listReplies, type QueuedReply, queueReply } from './replies.js'
+import { TimedWaits } from './waits.js'
 import { Waterfall } from './waterfall.js'
 
+export type { ServiceEvents } from './events.js'
+export type { QueuedReply }
+
 export { MAX_TIMEOUT_MS }
-
-export interface QueuedReply {
-  agentId: string
-  callId: string
-  reply: LateReply
-}
-
-export interface ServiceEvents {
-  /** A call was recorded (blocking or timed). */
-  asked: [call: { callId: string; agentId: string; timed: boolean }]
-  /** A timed call's window closed: it is continued. */
-  pending: [call: CallKey]
-  /** A call settled with an answer (in the window, or a blocking ask). */
-  answered: [call: CallKey, answers: AskUserQuestionAnswerItem[]]
-  /** A call ended without an answer (failure, abort, cancel). */
-  dropped: [call: CallKey, code: string, failure?: UserQuestionError]
-  /** A late reply was queued for an agent. */
-  reply: [reply: QueuedReply]
-  /** A queued reply was admitted (the call settled) or discarded (answerable again). */
-  replyAdmitted: [reply: { agentId: string; callId: string }]
-  replyDiscarded: [reply: { agentId: string; callId: string }]
-}
 
 export interface UserQuestionServiceOptions {
   store: Store
   agents?: AgentRegistry
   /** Clock for deadlines. @default Date.now */
   now?: () => number
-}
-
-interface LiveWait {
-  agentId: string
-  callId: string
-  deadline: number
-  claims: number
-  timer: ReturnType<typeof setTimeout> | undefined
-  /** Resolves the host's race with a timeout. */
-  expire: () => void
-  /** Aborts the waterfall's own signal. */
-  controller: AbortController
-  ended: boolean
-  /** Wakes attached clients when the wait ends. */
-  endedSignal: AbortController
 }
 
 interface Flight {
@@ -85,7 +52,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
   readonly agents: AgentRegistry
   private readonly now: () => number
   private readonly waterfall = new Waterfall()
-  private readonly waits = new Map<string, LiveWait>()
+  private readonly waits: TimedWaits
   private readonly flights = new Map<string, Flight>()
 
   constructor(options: UserQuestionServiceOptions) {
@@ -93,6 +60,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     this.store = options.store
     this.agents = options.agents ?? new AgentRegistry()
     this.now = options.now ?? Date.now
+    this.waits = new TimedWaits(() => this.now())
   }
 
   /**
@@ -147,27 +115,8 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     const full: AskUserQuestionRequest = { ...request, wait: { callId, timed: true } }
     this.validate(full, true)
     const agentId = request.agent.id
-    const k = key(agentId, callId)
-    if (this.waits.has(k)) {
-      throw new UserQuestionError('DUPLICATE_WAIT', `a timed wait for call "${callId}" is already live`)
-    }
     const deadline = this.now() + timeoutMs
-    const wait: LiveWait = {
-      agentId,
-      callId,
-      deadline,
-      claims: 0,
-      timer: undefined,
-      expire: () => {},
-      controller: new AbortController(),
-      ended: false,
-      endedSignal: new AbortController(),
-    }
-    this.waits.set(k, wait)
-    const expired = new Promise<'expired'>((resolve) => {
-      wait.expire = () => resolve('expired')
-    })
-    this.armTimer(wait)
+    const { wait, expired } = this.waits.open(agentId, callId, deadline)
     try {
       return await this.fly(
         agentId,
@@ -209,7 +158,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
         wait.controller,
       )
     } finally {
-      this.endWait(wait)
+      this.waits.end(wait)
     }
   }
 
@@ -218,28 +167,12 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
    * until the client stops iterating, `signal` aborts, or the wait ends. While any claim is held
    * the host timer is stopped; the original deadline applies again when the last claim leaves.
    */
-  async *attachWait(
+  attachWait(
     agent: Agent | string,
     callId: string,
     signal?: AbortSignal,
   ): AsyncGenerator<{ remainingMs: number }, void, undefined> {
-    const wait = this.waits.get(key(typeof agent === 'string' ? agent : agent.id, callId))
-    if (!wait || wait.ended || signal?.aborted) return
-    wait.claims++
-    if (wait.timer) clearTimeout(wait.timer)
-    wait.timer = undefined
-    try {
-      yield { remainingMs: Math.max(0, wait.deadline - this.now()) }
-      await new Promise<void>((resolve) => {
-        if (wait.ended || signal?.aborted) return resolve()
-        const done = () => resolve()
-        wait.endedSignal.signal.addEventListener('abort', done, { once: true })
-        signal?.addEventListener('abort', done, { once: true })
-      })
-    } finally {
-      wait.claims--
-      if (wait.claims === 0 && !wait.ended) this.armTimer(wait)
-    }
+    return this.waits.attach(typeof agent === 'string' ? agent : agent.id, callId, signal)
   }
 
   /** The in-flight ask for this agent and call, to re-attach a caller to it. */
@@ -254,37 +187,15 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
    */
   async answer(agent: Agent | string, callId: string, answer: unknown): Promise<boolean> {
     const agentId = typeof agent === 'string' ? agent : agent.id
-    const queued = await this.store.transact({ agentId, callId }, (call) => {
-      if (call?.state !== 'continued') return { events: [], result: undefined }
-      const batch = checkAnswer(call.questions, answer)
-      if (call.queuedReply) {
-        throw new UserQuestionError(
-          'REPLY_QUEUED',
-          `a reply for call "${callId}" is already waiting for the agent`,
-        )
-      }
-      const reply: LateReply = {
-        source: 'user-question-reply',
-        outcome: 'answered',
-        payload: {
-          kind: 'answer_to_pending_question',
-          tool: 'ask_user_question',
-          callId,
-          questions: call.questions,
-          answers: batch.answers,
-        },
-      }
-      return { events: [{ type: 'reply_queued', callId, agentId, reply }], result: reply }
-    })
+    const queued = await queueReply(this.store, agentId, callId, answer)
     if (!queued) return false
     this.emit('reply', { agentId, callId, reply: queued })
     return true
   }
 
   /** Late replies queued for an agent, not yet admitted or discarded, in ask order. */
-  async replies(agentId: string): Promise<QueuedReply[]> {
-    const calls = await this.store.listCalls({ agentId, states: ['continued'] })
-    return calls.flatMap((c) => (c.queuedReply ? [{ agentId, callId: c.callId, reply: c.queuedReply }] : []))
+  replies(agentId: string): Promise<QueuedReply[]> {
+    return listReplies(this.store, agentId)
   }
 
   /**
@@ -292,26 +203,14 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
    * has no readable batch). `reply` defaults to the queued one. False when nothing changed.
    */
   async admitReply(agentId: string, callId: string, reply?: unknown): Promise<boolean> {
-    const admitted = await this.store.transact({ agentId, callId }, (call) => {
-      if (call?.state !== 'continued') return { events: [], result: false }
-      const source = reply ?? call.queuedReply
-      if (source === undefined) return { events: [], result: false }
-      const answers = readBatch(source)
-      return {
-        events: [{ type: 'reply_admitted', agentId, callId, ...(answers ? { answers } : {}) }],
-        result: true,
-      }
-    })
+    const admitted = await admitReply(this.store, agentId, callId, reply)
     if (admitted) this.emit('replyAdmitted', { agentId, callId })
     return admitted
   }
 
   /** The agent discarded a queued reply: the call is answerable again. */
   async discardReply(agentId: string, callId: string): Promise<boolean> {
-    const discarded = await this.store.transact({ agentId, callId }, (call) => {
-      if (!call?.queuedReply) return { events: [], result: false }
-      return { events: [{ type: 'reply_discarded', agentId, callId }], result: true }
-    })
+    const discarded = await discardReply(this.store, agentId, callId)
     if (discarded) this.emit('replyDiscarded', { agentId, callId })
     return discarded
   }
@@ -421,27 +320,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
 
   private validate(request: AskUserQuestionRequest, timed: boolean): void {
     if (this.closing) throw new UserQuestionError('ASK_ABORTED', 'the service is closed')
-    if (request.signal?.aborted) throw aborted(request.signal)
-    if (Array.isArray(request.questions) && request.questions.length === 0) {
-      throw new UserQuestionError('EMPTY_QUESTIONS', 'the request has no questions')
-    }
-    checkQuestions(request.questions)
-    const callId = request.wait?.callId
-    if (callId !== undefined && (typeof callId !== 'string' || !CALL_ID_PATTERN.test(callId))) {
-      throw new UserQuestionError('BAD_QUESTION', 'callId must be 1-64 characters of A-Z a-z 0-9 _ . : -')
-    }
-    if (request.agent) {
-      if (!this.agents.isLive(request.agent)) {
-        throw new UserQuestionError('CALLER_NOT_LIVE', `agent "${request.agent.id}" is not the live instance`)
-      }
-      if (request.agent.delegated) {
-        throw new UserQuestionError(
-          'DELEGATED_CALLER',
-          `agent "${request.agent.id}" is delegated: it has no human to ask`,
-        )
-      }
-    }
-    checkIntents(request.questions, timed)
+    checkRequest(request, timed, this.agents)
   }
 
   /** Track an in-flight call and record how it ended. */
@@ -474,7 +353,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
         }
         return result
       } catch (error) {
-        const failure = this.mapFailure(error, controller.signal)
+        const failure = failureOf(error, controller.signal)
         if (this.closing === 'keep') throw failure // a restart: the call stays as the log has it
         await this.store.append({
           type: 'dropped',
@@ -517,71 +396,4 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
       .run(answererRequest, terminal)
       .then((answer) => checkAnswer(request.questions, answer))
   }
-
-  private mapFailure(error: unknown, signal: AbortSignal): UserQuestionError {
-    const coded = asUserQuestionError(error)
-    if (coded) return coded
-    if (signal.aborted) {
-      const reason = asUserQuestionError(signal.reason)
-      return new UserQuestionError(
-        reason?.code ?? 'ASK_ABORTED',
-        reason?.message ?? 'the question was aborted',
-        {
-          cause: error,
-        },
-      )
-    }
-    const message = error instanceof Error ? error.message : String(error)
-    return new UserQuestionError('PROVIDER_ERROR', message, { cause: error })
-  }
-
-  private armTimer(wait: LiveWait): void {
-    if (wait.timer) clearTimeout(wait.timer)
-    const remaining = Math.max(0, wait.deadline - this.now())
-    wait.timer = setTimeout(() => {
-      wait.timer = undefined
-      if (wait.claims === 0 && !wait.ended) wait.expire()
-    }, remaining)
-  }
-
-  private endWait(wait: LiveWait): void {
-    wait.ended = true
-    if (wait.timer) clearTimeout(wait.timer)
-    wait.timer = undefined
-    wait.endedSignal.abort()
-    const k = key(wait.agentId, wait.callId)
-    if (this.waits.get(k) === wait) this.waits.delete(k)
-  }
-}
-
-function aborted(signal: AbortSignal): UserQuestionError {
-  return new UserQuestionError('ASK_ABORTED', 'the question was aborted', { cause: signal.reason })
-}
-
-/** Reject as soon as the signal aborts, with its reason, whatever the body does. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {})
-    return Promise.reject(signal.reason)
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(v)
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(e)
-      },
-    )
-  })
-}
-
-function readBatch(reply: unknown): AskUserQuestionAnswerItem[] | undefined {
-  const payload = (reply as { payload?: { answers?: unknown } } | null)?.payload
-  const parsed = answerSchema.safeParse({ answers: payload?.answers })
-  return parsed.success ? (parsed.data.answers as AskUserQuestionAnswerItem[]) : undefined
 }
