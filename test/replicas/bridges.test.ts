@@ -196,3 +196,43 @@ describe('escalation across bridges', () => {
     expect((await asking).body.answers).toEqual([{ id: 'colour', selected: ['Red'] }])
   })
 })
+
+describe('Slack Socket Mode on several bridges', () => {
+  it('each bridge holds its own connection; a click Slack sends to one completes the ask on another', async () => {
+    const { FakeSlack } = await import('../fakes/slack/server.js')
+    const { fakeUser } = await import('../slack/rig.js')
+    schema = await testSchema()
+    const fake = await FakeSlack.start({ pingIntervalMs: 1000 })
+    try {
+      const env = {
+        ASKBRIDGE_DB: schema.url,
+        SLACK_BOT_TOKEN: fake.options.botToken,
+        SLACK_APP_TOKEN: fake.options.appToken,
+        SLACK_CHANNEL: 'C0SOCKETS',
+        SLACK_API_URL: fake.apiUrl,
+      }
+      // Bridge B connects first: the fake sends interactions over the first connection.
+      const b = await startBridge(env)
+      bridges.push(b)
+      await fake.waitForSocket()
+      const a = await startBridge(env)
+      bridges.push(a)
+      const asking = ask(a, { callId: 'sock-1' })
+      const message = await until(() => fake.messagesOf('sock-1')[0], 'card posted')
+      await until(
+        async () => (await a.bridge.store.listPosts({ agentId: 'default', callId: 'sock-1' })).length > 0,
+      )
+      const blue = fake.liveActionIds('sock-1').find((id) => id.endsWith('|c|0|1'))
+      if (!blue) throw new Error('no Blue button')
+      const delivery = await fake.deliver(
+        fake.actionPayload(fakeUser({ userId: 'U0ANN', name: 'Ann' }), message, blue),
+      )
+      expect(delivery.timedOut).toBe(false)
+      expect((await asking).body.answers).toEqual([{ id: 'colour', selected: ['Blue'] }])
+      expect(fake.messagesOf('sock-1')).toHaveLength(1)
+    } finally {
+      await Promise.all(bridges.splice(0).map((x) => x.close()))
+      await fake.close()
+    }
+  })
+})
