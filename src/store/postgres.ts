@@ -113,7 +113,8 @@ export class PostgresStore implements Store {
   ): Leadership {
     this.check()
     const leadership = new PgLeadership(
-      clientConfig(this.target, { applicationName: `askbridge-lead-${name}` }),
+      // Named after the schema and the job, so an operator (or a test) can tell leaders apart.
+      clientConfig(this.target, { applicationName: `askbridge-lead:${this.channel}:${name}`.slice(0, 63) }),
       // Advisory locks are per database: the schema's channel keeps two schemas' leaders apart.
       `${this.channel}:${name}`,
       handlers,

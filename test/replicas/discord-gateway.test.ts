@@ -34,7 +34,8 @@ it('one bridge answers each gateway interaction; when it goes, another takes ove
   const leader = async () =>
     (
       await schema?.query<{ n: string }>(
-        "SELECT count(*) AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND a.application_name LIKE 'askbridge-lead-%'",
+        "SELECT count(*) AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND a.application_name = $1",
+        [`askbridge-lead:askbridge_${schema?.schema}:discord-gateway`.slice(0, 63)],
       )
     )?.[0]?.n === '1'
   const a = await startBridge(env)

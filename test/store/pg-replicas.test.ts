@@ -148,7 +148,8 @@ describe('PostgreSQL: leadership of a job', () => {
     await until(() => events.length === 1 && leaderships.filter((l) => l.leading).length === 1)
     // The leader's connection dies (a killed process): its lock goes, another leads.
     await schema.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'askbridge-lead-gateway' AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)",
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)",
+      [`askbridge-lead:askbridge_${schema.schema}:gateway`.slice(0, 63)],
     )
     await until(() => events.includes(`resign ${first}`), 'the old leader resigns')
     await until(() => leaderships.some((l, i) => i !== first && l.leading), 'a new leader')
