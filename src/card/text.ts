@@ -41,3 +41,22 @@ export function oncallText(card: Pick<CardState, 'oncall'>): string | undefined 
   })
   return lines.length ? lines.join(' · ') : undefined
 }
+
+/**
+ * Bidirectional embedding, override and isolate controls (U+202A–U+202E, U+2066–U+2069). In agent
+ * or person text they can reverse what a reader sees ("Approve" that reads as "Reject", a file
+ * name whose extension hides), so nothing askbridge renders keeps them.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g
+/** C0 and C1 control characters other than tab and newline (NUL, ESC, backspace, ...). */
+const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g
+
+/**
+ * The one text clean-up for everything askbridge renders (labels, headers, display names, markdown
+ * output, notices) on every surface: line endings become `\n`, bidi override/isolate characters
+ * and other control characters are removed. Escaping for a surface (mentions, markup) comes after.
+ * @example cleanText('Approve\u202Eevil') // 'Approveevil'
+ */
+export function cleanText(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(BIDI_CONTROLS, '').replace(CONTROL_CHARS, '')
+}
