@@ -3,7 +3,7 @@
  * same way (the time comes from the interaction's snowflake id, not a clock).
  *
  * Two steps: `parseInteraction` reads the payload alone (which card, who, what was used);
- * `toInbound` maps question/option indexes to ids and labels on that card.
+ * `onCard` resolves the component on that card (src/card/resolve.ts).
  */
 import {
   type APIInteraction,
@@ -15,10 +15,10 @@ import {
 } from 'discord.js'
 import type { InboundInteraction } from '../../src/answerer/adapter.js'
 import { type ComponentRef, cardRef, decodeComponentId } from '../../src/card/codec.js'
+import { type ComponentInput, resolveComponent } from '../../src/card/resolve.js'
 import type { CardAction, CardState, Person } from '../../src/card/types.js'
 import { DISCORD_LIMITS as L } from './limits.js'
 import { MODAL_TEXT_ID } from './modal.js'
-import { isLive } from './render.js'
 
 /** What a payload says, before looking at the card. */
 export interface ParsedInteraction {
@@ -119,82 +119,35 @@ export function parseInteraction(payload: APIInteraction): ParsedInteraction | u
 }
 
 const GONE = 'This question is no longer available.'
-const CLOSED = 'This question is already closed.'
 
-/** Map a parsed interaction onto its card. */
-export function toInbound(parsed: ParsedInteraction, card: CardState | undefined): Decoded {
+/** Map a parsed interaction onto its card, through the card's own component resolution. */
+export function onCard(parsed: ParsedInteraction, card: CardState | undefined): Decoded {
   if (!card) return { kind: 'refuse', message: GONE }
   const { ref } = parsed
   const inbound = (action: CardAction): InboundInteraction => ({
     ...cardRef(card),
     interaction: { id: parsed.id, actor: parsed.actor, action, at: parsed.at },
   })
-  const apply = (action: CardAction): Decoded => ({ kind: 'apply', inbound: inbound(action) })
-  const question = ref.q === undefined ? undefined : card.questions[ref.q]
-  const options = question?.options ?? []
-  const needQuestion = (): Decoded => ({ kind: 'refuse', message: 'That question is not on this card.' })
-
-  switch (ref.verb) {
-    case 'submit':
-    case 'approve':
-    case 'reject':
-    case 'always':
-    case 'hold':
-      return apply({ type: ref.verb })
-    case 'skip':
-      return question ? apply({ type: 'skip', questionId: question.id }) : needQuestion()
-    case 'choose':
-    case 'toggle': {
-      const option = ref.o === undefined ? undefined : options[ref.o]
-      if (!question) return needQuestion()
-      if (!option) return { kind: 'refuse', message: 'That option is not on this question.' }
-      return apply({ type: ref.verb, questionId: question.id, label: option.label })
-    }
-    case 'set': {
-      if (!question) return needQuestion()
-      const page = ref.o ?? 0
-      const first = page * L.selectOptions
-      const pageLabels = options.slice(first, first + L.selectOptions).map((o) => o.label)
-      const chosen: string[] = []
-      for (const value of parsed.values) {
-        const index = /^\d{1,4}$/.test(value) ? Number(value) : -1
-        const label = index >= first && index < first + L.selectOptions ? options[index]?.label : undefined
-        if (label === undefined) return { kind: 'refuse', message: 'That option is not on this question.' }
-        chosen.push(label)
-      }
-      if (!question.multiSelect) {
-        const label = chosen[0]
-        return label === undefined
-          ? { kind: 'refuse', message: 'Nothing was chosen.' }
-          : apply({ type: 'choose', questionId: question.id, label })
-      }
-      // One menu shows one page of options: keep what was chosen on the other pages.
-      const kept = (card.drafts[question.id]?.selected ?? []).filter((l) => !pageLabels.includes(l))
-      const labels = options.map((o) => o.label).filter((l) => kept.includes(l) || chosen.includes(l))
-      return apply({ type: 'set', questionId: question.id, labels })
-    }
-    case 'other':
-    case 'decline':
-    case 'form': {
-      if (!question) return needQuestion()
-      if (parsed.source === 'component') {
-        if (ref.verb === 'form') return { kind: 'refuse', message: 'That is not a button.' }
-        if (!isLive(card)) return { kind: 'refuse', message: CLOSED }
-        return { kind: 'modal', modal: ref.verb, q: ref.q ?? 0, inbound: inbound({ type: 'hold' }) }
-      }
-      const text = (parsed.text ?? '').trim()
-      if (ref.verb === 'decline')
-        return apply(text ? { type: 'decline', feedback: text } : { type: 'decline' })
-      if (!text) return { kind: 'refuse', message: 'The answer was empty.' }
-      return apply({ type: 'other', questionId: question.id, text })
-    }
-    case 'page':
-      return { kind: 'refuse', message: 'That control is no longer used.' }
+  const input: ComponentInput = { values: parsed.values }
+  // A menu shows one page of 25 options; its id carries the page.
+  if (ref.verb === 'set') {
+    const from = (ref.o ?? 0) * L.selectOptions
+    input.window = { from, to: from + L.selectOptions }
+  }
+  if (parsed.source === 'modal') input.text = parsed.text ?? ''
+  const resolution = resolveComponent(ref, input, card)
+  switch (resolution.kind) {
+    case 'action':
+      return { kind: 'apply', inbound: inbound(resolution.action) }
+    case 'form':
+      return { kind: 'modal', modal: resolution.form, q: resolution.q, inbound: inbound({ type: 'hold' }) }
+    case 'refusal':
+      return { kind: 'refuse', message: resolution.refusal.message }
   }
 }
 
 /** Payload and card -> what to do. Undefined for payloads that are not ours. */
 export function decodeInteraction(payload: APIInteraction, card: CardState | undefined): Decoded | undefined {
   const parsed = parseInteraction(payload)
-  return parsed ? toInbound(parsed, card) : undefined
+  return parsed ? onCard(parsed, card) : undefined
 }

@@ -17,7 +17,7 @@ import type { CardState, Destination, Person } from '../../src/card/types.js'
 import { type Logger, silentLogger } from '../../src/log.js'
 import type { LeaderHandlers, Leadership } from '../../src/store/pg-leader.js'
 import { Acknowledger } from './ack.js'
-import { type Decoded, type ParsedInteraction, parseInteraction, toInbound } from './decode.js'
+import { type Decoded, onCard, type ParsedInteraction, parseInteraction } from './decode.js'
 import { readInteractionRequest } from './http.js'
 import { declineModal, otherModal } from './modal.js'
 import { cardToDiscordMessages, type DiscordMessage } from './render.js'
@@ -28,7 +28,7 @@ import { importPublicKey, ReplayGuard } from './verify.js'
 /** How long the may-this-person-answer check may take before a form opens anyway. */
 const FORM_CHECK_MS = 1000
 
-export { decodeInteraction, parseInteraction, toInbound } from './decode.js'
+export { decodeInteraction, onCard, parseInteraction } from './decode.js'
 export { declineModal, otherModal } from './modal.js'
 export { cardToDiscordMessages, type DiscordMessage, type RenderOptions } from './render.js'
 export { importPublicKey, ReplayGuard, SIGNATURE_MAX_AGE_S, verifyDiscordSignature } from './verify.js'
@@ -317,7 +317,7 @@ export class DiscordAdapter implements ChatAdapter {
         return
       }
       const card = await host.getCard(parsed.ref)
-      const decoded = toInbound(parsed, card)
+      const decoded = onCard(parsed, card)
       await this.act(decoded, parsed, card, host, ack)
     } catch (error) {
       this.log.error('discord interaction failed', { error, interaction: payload.id })

@@ -1,30 +1,28 @@
 /**
- * CardState -> Discord messages (legacy action rows + embeds). Pure: no I/O, no clock.
+ * Card view -> Discord messages (legacy action rows + embeds). Pure: no I/O, no clock. The card
+ * view (src/card/view.ts) decides what the card offers and says; this file only lays it out.
  *
  * A card becomes one message, or several when it does not fit one: question text is split across
  * embeds (never cut), and a message holds at most 5 action rows, so further rows continue in the
  * next message. Embeds render above components, so a message never holds a later question's
  * embed under an earlier question's rows.
  */
-import {
-  type APIActionRowComponent,
-  type APIAllowedMentions,
-  type APIButtonComponentWithCustomId,
-  type APIComponentInMessageActionRow,
-  type APIEmbed,
-  type APISelectMenuOption,
-  type APIStringSelectComponent,
-  ButtonStyle,
-  ComponentType,
-} from 'discord.js'
-import { cardRef, encodeComponentId } from '../../src/card/codec.js'
-import { oncallText, pickLocale } from '../../src/card/text.js'
+
+import type { APIAllowedMentions, APIEmbed } from 'discord.js'
+import { cardRef } from '../../src/card/codec.js'
 import type { CardState, Person } from '../../src/card/types.js'
-import type { AskUserQuestionItem } from '../../src/protocol/types.js'
+import {
+  type CardView,
+  cardView,
+  type QuestionView,
+  type StatusLine,
+  statusText,
+} from '../../src/card/view.js'
 import { DISCORD_LIMITS as L } from './limits.js'
 import { clamp, escapeInline, escapeMentions, splitMarkdown } from './text.js'
+import { type DiscordRow, optionsInText, rowsFor } from './widgets.js'
 
-export type DiscordRow = APIActionRowComponent<APIComponentInMessageActionRow>
+export type { DiscordRow } from './widgets.js'
 
 /** One message as sent to `POST /channels/{id}/messages` or `PATCH .../messages/{id}`. */
 export interface DiscordMessage {
@@ -50,37 +48,20 @@ const COLORS = {
   cancelled: 0x99aab5,
   elsewhere: 0x99aab5,
 }
+const DECLINED = 0xed4245
 
 type Item = { kind: 'embed'; embed: APIEmbed } | { kind: 'row'; row: DiscordRow }
 
-/** Whether a card in this state shows components someone can use. */
-export function isLive(card: CardState): boolean {
-  return card.status === 'open' || card.status === 'continued'
-}
-
-/** Whether the card needs a Submit button (batches, and multi-select which never completes on its own). */
-export function needsSubmit(card: CardState): boolean {
-  if (card.kind === 'approval') return false
-  return (
-    card.questions.length > 1 || card.questions.some((q) => q.multiSelect && (q.options?.length ?? 0) > 0)
-  )
-}
-
 export function cardToDiscordMessages(card: CardState, options: RenderOptions = {}): DiscordMessage[] {
-  const live = isLive(card)
+  const view = cardView(card, options.locale)
   const items: Item[] = []
-  card.questions.forEach((question, qi) => {
-    for (const embed of questionEmbeds(card, question, qi, options.locale))
-      items.push({ kind: 'embed', embed })
-    if (live)
-      for (const row of questionRows(card, question, qi, options.locale)) items.push({ kind: 'row', row })
-  })
-  if (live) {
-    const row = cardRow(card)
-    if (row) items.push({ kind: 'row', row })
+  for (const q of view.questions) {
+    for (const embed of questionEmbeds(view, q)) items.push({ kind: 'embed', embed })
+    for (const row of rowsFor(cardRef(card), q.controls, q.number)) items.push({ kind: 'row', row })
   }
+  for (const row of rowsFor(cardRef(card), view.footer)) items.push({ kind: 'row', row })
   const mentions = parseMentions(options.mention ?? [])
-  return pack(headline(card, mentions.text), mentions.allowed, items)
+  return pack(statusContent(view, mentions.text), mentions.allowed, items)
 }
 
 /** Room for mentions in the 2000-character content, leaving the rest for the status lines. */
@@ -117,98 +98,73 @@ function personName(person: Person | undefined): string {
   return escapeInline(clamp(person.name ?? person.userId, 80))
 }
 
-function names(people: readonly Person[]): string {
-  return people.map((p) => personName(p)).join(', ')
+const names = (people: readonly Person[]) =>
+  [
+    ...people.slice(0, 10).map((p) => personName(p)),
+    ...(people.length > 10 ? [`${people.length - 10} more`] : []),
+  ].join(', ')
+
+function icon(line: StatusLine): string {
+  switch (line.kind) {
+    case 'deadline':
+      return '⏳ '
+    case 'holding':
+      return '🕒 '
+    case 'quorum':
+      return '👍 '
+    case 'continued':
+      return '⌛ '
+    case 'outcome':
+      return line.tone === 'ok' ? '✅ ' : '⛔ '
+    case 'cancelled':
+      return '✖️ '
+    case 'elsewhere':
+      return '↪️ '
+  }
 }
 
-function headline(card: CardState, mentions: string): string {
-  const lines: string[] = []
-  if (mentions) lines.push(mentions)
-  const question = card.questions[0]
-  const intent = question?.intent
-  switch (card.status) {
-    case 'open':
-      if (card.deadline !== undefined)
-        lines.push(`⏳ Answer <t:${Math.floor(card.deadline / 1000)}:R>, or press **Take my time**.`)
-      break
-    case 'continued':
-      lines.push('⌛ Continued: the agent has moved on, but an answer here still reaches it.')
-      break
-    case 'answered': {
-      const chosen = card.result?.answers[0]
-      let verb = 'Answered'
-      if (intent?.kind === 'approval' && chosen) {
-        if (chosen.selected.includes(intent.reject)) verb = '⛔ Rejected'
-        else if (intent.always && chosen.selected.includes(intent.always)) verb = '✅ Always allowed'
-        else verb = '✅ Approved'
-      } else if (intent?.kind === 'plan-review' && chosen) {
-        verb = chosen.selected.includes(intent.approve) ? '✅ Plan approved' : '↩️ Plan declined'
-      } else verb = '✅ Answered'
-      lines.push(`${verb} by ${personName(card.answeredBy)}.`)
-      break
-    }
-    case 'cancelled':
-      lines.push(`✖️ Cancelled${card.closedReason ? `: ${escapeInline(clamp(card.closedReason, 300))}` : '.'}`)
-      break
-    case 'elsewhere':
-      lines.push('↪️ Answered elsewhere.')
-      break
+/** The message content: configured mentions, then the card's status lines. */
+function statusContent(view: CardView, mentions: string): string {
+  const format = {
+    people: names,
+    time: (ms: number) => `<t:${Math.floor(ms / 1000)}:f> (<t:${Math.floor(ms / 1000)}:R>)`,
+    text: (raw: string) => escapeInline(clamp(raw, 300)),
   }
-  if (card.quorum > 1 && isLive(card)) {
-    const who = card.approvals.length ? ` (${names(card.approvals)})` : ''
-    lines.push(`👍 ${card.approvals.length} of ${card.quorum} approvals${who}`)
-  }
-  if (card.status === 'open' && card.deadline !== undefined && card.holders.length) {
-    const verb = card.holders.length === 1 ? 'is' : 'are'
-    lines.push(`🕒 ${names(card.holders.slice(0, 10))} ${verb} taking their time.`)
-  }
-  const oncall = oncallText(card)
-  if (oncall && isLive(card)) lines.push(`📟 ${escapeInline(clamp(oncall, 500))}`)
+  const lines = [
+    ...(mentions ? [mentions] : []),
+    ...view.statusLines.map((l) => icon(l) + statusText(l, format)),
+  ]
+  if (view.oncall) lines.push(`📟 ${escapeInline(clamp(view.oncall, 500))}`)
   // Over 2000 characters only with absurd names; the card's own text is in the embeds.
   const text = lines.join('\n')
   return text.length <= L.content ? text : `${text.slice(0, L.content - 1)}…`
 }
 
-function questionEmbeds(
-  card: CardState,
-  question: AskUserQuestionItem,
-  qi: number,
-  locale: string | undefined,
-): APIEmbed[] {
-  const intent = question.intent
-  const color = COLORS[card.status]
-  let title = question.question
-  let detail = question.detail
+function questionEmbeds(view: CardView, q: QuestionView): APIEmbed[] {
+  const color = view.tone === 'bad' ? DECLINED : COLORS[view.status]
   let author: APIEmbed['author']
   const body: string[] = []
-  if (intent?.kind === 'approval') {
-    if (intent.display) {
-      title = pickLocale(intent.display.question, locale)
-      if (intent.display.detail) detail = pickLocale(intent.display.detail, locale)
-    }
-    if (intent.subject) {
-      // Lengths are checked after escaping: the escape adds characters.
-      const name = escapeMentions(intent.subject.name)
-      author = { name: clamp(name, L.embedAuthor) }
-      const icon = intent.subject.icon
-      if (icon && /^https?:\/\/\S+$/.test(icon) && icon.length <= 2048) author.icon_url = icon
-      if (name.length > L.embedAuthor) body.push(`**${escapeInline(intent.subject.name)}**`)
-    }
+  if (q.subject) {
+    // Lengths are checked after escaping: the escape adds characters.
+    const name = escapeMentions(q.subject.name)
+    author = { name: clamp(name, L.embedAuthor) }
+    const url = q.subject.icon
+    if (url && /^https?:\/\/\S+$/.test(url) && url.length <= 2048) author.icon_url = url
+    if (name.length > L.embedAuthor) body.push(`**${escapeInline(q.subject.name)}**`)
   }
-  if (question.header) {
-    const header = escapeMentions(question.header)
+  if (q.header) {
+    const header = escapeMentions(q.header)
     if (!author && header.length <= L.embedAuthor && !header.includes('\n')) author = { name: header }
-    else body.push(`**${escapeInline(question.header)}**`)
+    else body.push(`**${escapeInline(q.header)}**`)
   }
-  const multi = card.questions.length > 1
-  const numbered = escapeMentions(multi ? `${qi + 1}. ${title}` : title)
+  const numbered = escapeMentions(q.number !== undefined ? `${q.number}. ${q.text}` : q.text)
   let embedTitle: string | undefined
   if (numbered.length <= L.embedTitle && !numbered.includes('\n')) embedTitle = numbered
   else body.push(`**${numbered}**`)
-  if (detail) body.push(escapeMentions(detail))
-  const list = optionList(question)
+  if (q.detail) body.push(escapeMentions(q.detail))
+  const list = optionsInText(q.controls)
   if (list) body.push(list)
-  const state = questionState(card, question)
+  const state = questionState(q)
   if (state) body.push(state)
 
   const chunks = body.length ? splitMarkdown(body.join('\n\n'), CHUNK) : []
@@ -216,168 +172,42 @@ function questionEmbeds(
   if (author) first.author = author
   if (embedTitle) first.title = embedTitle
   if (chunks[0]) first.description = chunks[0]
-  if (multi) first.footer = { text: `Question ${qi + 1} of ${card.questions.length}` }
+  if (q.number !== undefined) first.footer = { text: `Question ${q.number} of ${view.questions.length}` }
   return [first, ...chunks.slice(1).map((description) => ({ color, description }))]
 }
 
-/** Options listed in the text when a component cannot show them whole (descriptions, long labels). */
-function optionList(question: AskUserQuestionItem): string | undefined {
-  const options = question.options ?? []
-  if (!options.length || question.intent?.kind === 'approval') return undefined
-  const widgetMax = usesButtons(question) ? L.buttonLabel : L.selectOptionText
-  const needed = options.some((o) => o.description || widgetText(o.label).length > widgetMax)
-  if (!needed) return undefined
-  return options
-    .map((o, i) => {
-      const description = o.description ? ` — ${escapeMentions(o.description)}` : ''
-      return `**${i + 1}.** ${escapeInline(o.label)}${description}`
-    })
-    .join('\n')
-}
-
 /** The shared draft (batches) or the final answer, as text. */
-function questionState(card: CardState, question: AskUserQuestionItem): string | undefined {
-  if (card.status === 'answered' && card.result) {
-    const item = card.result.answers.find((a) => a.id === question.id)
-    if (!item) return undefined
-    return answerText(item.selected, item.custom, '**Answer:**')
+function questionState(q: QuestionView): string | undefined {
+  const s = q.status
+  const by = (p: Person | undefined) => (p ? `\n*by ${personName(p)}*` : '')
+  switch (s.kind) {
+    case 'none':
+      return undefined
+    case 'unanswered':
+      return '**Answer:** *none*'
+    case 'skipped':
+      return `*Skipped${s.by ? ` by ${personName(s.by)}` : ''}*`
+    case 'draft':
+      return `${answerText(s.selected, s.custom, '**Selected:**')}${by(s.by)}`
+    case 'answer':
+      return answerText(s.selected, s.custom, '**Answer:**', s.customLabel)
   }
-  if (!isLive(card) || (card.questions.length < 2 && !question.multiSelect)) return undefined
-  const draft = card.drafts[question.id]
-  if (!draft) return undefined
-  if (draft.skipped) return `*Skipped${draft.by ? ` by ${personName(draft.by)}` : ''}*`
-  const text = answerText(draft.selected, draft.custom, '**Selected:**')
-  if (!text) return undefined
-  return draft.by ? `${text}\n*by ${personName(draft.by)}*` : text
 }
 
 function answerText(
   selected: readonly string[],
   custom: string | undefined,
   lead: string,
-): string | undefined {
+  customLabel?: string,
+): string {
   const parts: string[] = []
   if (selected.length) parts.push(selected.map((label) => escapeInline(label)).join(', '))
-  if (custom !== undefined) parts.push(`“${escapeMentions(custom)}”`)
-  if (!parts.length) return lead === '**Answer:**' ? `${lead} *skipped*` : undefined
+  if (custom !== undefined) {
+    const quoted = `“${escapeMentions(custom)}”`
+    parts.push(customLabel === 'Feedback' ? `**Feedback:** ${quoted}` : quoted)
+  }
+  if (!parts.length) return `${lead} *skipped*`
   return `${lead} ${parts.join(' + ')}`
-}
-
-/**
- * Agent text as shown in a component (button label, select option): plain text where Discord
- * renders no mentions, escaped all the same so nothing even looks like a ping.
- */
-function widgetText(text: string): string {
-  return escapeMentions(text)
-}
-
-function usesButtons(question: AskUserQuestionItem): boolean {
-  const count = question.options?.length ?? 0
-  return !question.multiSelect && count > 0 && count <= L.buttonsPerRow
-}
-
-function button(
-  card: CardState,
-  verb: Parameters<typeof encodeComponentId>[0]['verb'],
-  label: string,
-  style: APIButtonComponentWithCustomId['style'],
-  q?: number,
-  o?: number,
-): APIButtonComponentWithCustomId {
-  const ref: Parameters<typeof encodeComponentId>[0] = { ...cardRef(card), verb }
-  if (q !== undefined) ref.q = q
-  if (o !== undefined) ref.o = o
-  return {
-    type: ComponentType.Button,
-    custom_id: encodeComponentId(ref, L.customId),
-    label: clamp(widgetText(label), L.buttonLabel) || '…',
-    style,
-  }
-}
-
-function rowOf(components: APIComponentInMessageActionRow[]): DiscordRow {
-  return { type: ComponentType.ActionRow, components }
-}
-
-function questionRows(
-  card: CardState,
-  question: AskUserQuestionItem,
-  qi: number,
-  locale: string | undefined,
-): DiscordRow[] {
-  const intent = question.intent
-  if (intent?.kind === 'approval') {
-    const approveLabel = intent.display?.approve ? pickLocale(intent.display.approve, locale) : intent.approve
-    const buttons = [
-      button(card, 'approve', approveLabel, ButtonStyle.Success),
-      button(card, 'reject', intent.reject, ButtonStyle.Danger),
-    ]
-    if (intent.always) buttons.push(button(card, 'always', intent.always, ButtonStyle.Secondary))
-    return [rowOf(buttons)]
-  }
-  const options = question.options ?? []
-  const batch = card.questions.length > 1
-  const draft = card.drafts[question.id]
-  const selected = new Set(draft?.selected ?? [])
-  const extras: APIButtonComponentWithCustomId[] = []
-  if (intent?.kind === 'plan-review')
-    extras.push(button(card, 'decline', 'Decline with feedback…', ButtonStyle.Danger, qi))
-  else if (options.length) extras.push(button(card, 'other', 'Other…', ButtonStyle.Secondary, qi))
-  else extras.push(button(card, 'other', draft?.custom ? 'Edit answer…' : 'Answer…', ButtonStyle.Primary, qi))
-  if (batch) extras.push(button(card, 'skip', 'Skip', ButtonStyle.Secondary, qi))
-
-  if (usesButtons(question)) {
-    const buttons = options.map((o, oi) => {
-      let style: APIButtonComponentWithCustomId['style'] = ButtonStyle.Primary
-      if (intent?.kind === 'plan-review')
-        style = o.label === intent.approve ? ButtonStyle.Success : ButtonStyle.Secondary
-      if (selected.has(o.label)) style = ButtonStyle.Success
-      return button(card, 'choose', o.label, style, qi, oi)
-    })
-    if (buttons.length + extras.length <= L.buttonsPerRow) return [rowOf([...buttons, ...extras])]
-    return [rowOf(buttons), rowOf(extras)]
-  }
-  const rows: DiscordRow[] = []
-  const pages = Math.ceil(options.length / L.selectOptions)
-  for (let page = 0; page < pages; page++) {
-    const slice = options.slice(page * L.selectOptions, (page + 1) * L.selectOptions)
-    const choices: APISelectMenuOption[] = slice.map((o, i) => {
-      const choice: APISelectMenuOption = {
-        label: clamp(widgetText(o.label), L.selectOptionText) || '…',
-        value: String(page * L.selectOptions + i),
-      }
-      if (o.description) choice.description = clamp(widgetText(o.description), L.selectOptionText)
-      if (selected.has(o.label)) choice.default = true
-      return choice
-    })
-    const range =
-      pages > 1
-        ? ` (${page * L.selectOptions + 1}–${page * L.selectOptions + slice.length} of ${options.length})`
-        : ''
-    const prefix = batch ? `${qi + 1}. ` : ''
-    const select: APIStringSelectComponent = {
-      type: ComponentType.StringSelect,
-      custom_id: encodeComponentId({ ...cardRef(card), verb: 'set', q: qi, o: page }, L.customId),
-      placeholder: clamp(
-        `${prefix}${question.multiSelect ? 'Choose any' : 'Choose one'}${range}`,
-        L.selectPlaceholder,
-      ),
-      options: choices,
-      min_values: question.multiSelect ? 0 : 1,
-      max_values: question.multiSelect ? choices.length : 1,
-    }
-    rows.push(rowOf([select]))
-  }
-  rows.push(rowOf(extras))
-  return rows
-}
-
-function cardRow(card: CardState): DiscordRow | undefined {
-  const buttons: APIButtonComponentWithCustomId[] = []
-  if (needsSubmit(card)) buttons.push(button(card, 'submit', 'Submit', ButtonStyle.Success))
-  if (card.status === 'open' && card.deadline !== undefined && card.kind !== 'approval')
-    buttons.push(button(card, 'hold', 'Take my time', ButtonStyle.Secondary))
-  return buttons.length ? rowOf(buttons) : undefined
 }
 
 export function embedLength(embed: APIEmbed): number {

@@ -1,16 +1,16 @@
 /**
  * Slack interactivity payloads -> card interactions, as pure functions.
  *
- * Component ids carry only indexes (see src/card/codec.ts); the call's questions turn them back
- * into question ids and option labels. Interaction ids are derived from what Slack repeats on a
+ * Component ids carry only indexes (see src/card/codec.ts); the card's own resolution
+ * (src/card/resolve.ts) turns them into card actions, forms to open, or refusals. Interaction ids are derived from what Slack repeats on a
  * retry (`action_ts`, user, `action_id`; the view id for modals), so a redelivered payload maps to
  * the same id and the card applies it once.
  */
 
 import type { InboundInteraction } from '../../src/answerer/adapter.js'
 import { type CardRef, type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
-import type { CardAction, Person } from '../../src/card/types.js'
-import type { AskUserQuestionItem } from '../../src/protocol/types.js'
+import { type Resolution, resolveComponent } from '../../src/card/resolve.js'
+import type { CardState, Interaction, Person } from '../../src/card/types.js'
 import { decodeModalMetadata, MODAL_INPUT } from './modal.js'
 
 /** The fields of a Slack user object we read (present on every interactivity payload). */
@@ -95,8 +95,8 @@ export type DecodeResult =
   /** Ours, but it does not match the call's questions: tell the person. */
   | { kind: 'invalid'; card: CardRef; message: string; context: ActionContext }
 
-/** The call's questions, or undefined when the call is unknown. */
-export type QuestionLookup = (ref: CardRef) => readonly AskUserQuestionItem[] | undefined
+/** The card a component names, or undefined when the call is unknown. */
+export type CardLookup = (ref: CardRef) => CardState | undefined
 
 /** Only the card part of a component reference. */
 function cardOf(ref: CardRef): CardRef {
@@ -147,11 +147,36 @@ export function decodeBlockActions(payload: BlockActionsPayload, now = Date.now(
   return out
 }
 
-/** Resolve a decoded action against its call's questions. */
-export function resolveAction(
-  action: DecodedAction,
-  questions: readonly AskUserQuestionItem[],
+/** What a resolution means for the Slack adapter: an interaction, a form to open, or a notice. */
+function toResult(
+  resolution: Resolution,
+  card: CardRef,
+  base: Omit<Interaction, 'action'>,
+  context: ActionContext,
 ): DecodeResult {
+  switch (resolution.kind) {
+    case 'action':
+      return {
+        kind: 'interaction',
+        inbound: { ...card, interaction: { ...base, action: resolution.action } },
+        context,
+      }
+    case 'form':
+      return {
+        kind: 'modal',
+        modal: resolution.form,
+        card,
+        q: resolution.q,
+        hold: { ...card, interaction: { ...base, action: { type: 'hold' } } },
+        context,
+      }
+    case 'refusal':
+      return { kind: 'invalid', card, message: resolution.refusal.message, context }
+  }
+}
+
+/** A decoded block action on its card, through the card's own component resolution. */
+export function decodedOnCard(action: DecodedAction, card: CardState): DecodeResult {
   const { ref, actor, at, id } = action
   const context: ActionContext = {
     ...(action.channel ? { channel: action.channel } : {}),
@@ -159,74 +184,14 @@ export function resolveAction(
     ...(action.triggerId ? { triggerId: action.triggerId } : {}),
     ...(action.responseUrl ? { responseUrl: action.responseUrl } : {}),
   }
-  const make = (a: CardAction): DecodeResult => ({
-    kind: 'interaction',
-    inbound: { ...cardOf(ref), interaction: { id, actor, action: a, at } },
-    context,
-  })
-  const invalid = (message: string): DecodeResult => ({
-    kind: 'invalid',
-    card: cardOf(ref),
-    message,
-    context,
-  })
-  const question = ref.q === undefined ? undefined : questions[ref.q]
-  const labelAt = (o: number | undefined) => (o === undefined ? undefined : question?.options?.[o]?.label)
-  const labelsOf = (values: readonly string[]) => values.map((v) => labelAt(/^\d+$/.test(v) ? Number(v) : -1))
-
-  switch (ref.verb) {
-    case 'approve':
-    case 'reject':
-    case 'always':
-    case 'submit':
-    case 'hold':
-      return make({ type: ref.verb })
-    case 'decline':
-      return {
-        kind: 'modal',
-        modal: 'decline',
-        card: cardOf(ref),
-        q: 0,
-        hold: { ...cardOf(ref), interaction: { id, actor, action: { type: 'hold' }, at } },
-        context,
-      }
-    default:
-      break
-  }
-  if (!question) return invalid('That question is no longer on this card.')
-  switch (ref.verb) {
-    case 'choose':
-    case 'toggle': {
-      const o = ref.o ?? (action.values?.[0] !== undefined ? Number(action.values[0]) : undefined)
-      const label = labelAt(o)
-      if (label === undefined) return invalid('That option is not on this card.')
-      return make({ type: ref.verb, questionId: question.id, label })
-    }
-    case 'set': {
-      const labels = labelsOf(action.values ?? [])
-      if (labels.some((l) => l === undefined)) return invalid('That option is not on this card.')
-      return make({ type: 'set', questionId: question.id, labels: labels as string[] })
-    }
-    case 'skip':
-      return make({ type: 'skip', questionId: question.id })
-    case 'other':
-      return {
-        kind: 'modal',
-        modal: 'other',
-        card: cardOf(ref),
-        q: ref.q ?? 0,
-        hold: { ...cardOf(ref), interaction: { id, actor, action: { type: 'hold' }, at } },
-        context,
-      }
-    default:
-      return invalid('That control is not supported here.')
-  }
+  const input = action.values ? { values: action.values } : {}
+  return toResult(resolveComponent(ref, input, card), cardOf(ref), { id, actor, at }, context)
 }
 
 /** A modal's submission or closing as an interaction (undefined when the view is not ours). */
 export function decodeView(
   payload: ViewPayload,
-  questions: readonly AskUserQuestionItem[],
+  card: CardState,
   now = Date.now(),
 ): DecodeResult | undefined {
   const ref = decodeComponentId(payload.view.callback_id)
@@ -234,27 +199,11 @@ export function decodeView(
   const meta = decodeModalMetadata(payload.view.private_metadata)
   const context: ActionContext = meta?.channel ? { channel: meta.channel } : {}
   const actor = personOf(payload.user)
-  const make = (suffix: string, action: CardAction): DecodeResult => ({
-    kind: 'interaction',
-    inbound: {
-      ...cardOf(ref),
-      interaction: { id: `slack:view:${payload.view.id}:${suffix}`, actor, action, at: now },
-    },
-    context,
-  })
-  if (payload.type === 'view_closed') return make('closed', { type: 'release' })
+  const base = (suffix: string) => ({ id: `slack:view:${payload.view.id}:${suffix}`, actor, at: now })
+  if (payload.type === 'view_closed')
+    return toResult({ kind: 'action', action: { type: 'release' } }, cardOf(ref), base('closed'), context)
   const text = payload.view.state?.values[MODAL_INPUT.block]?.[MODAL_INPUT.action]?.value ?? ''
-  if (ref.verb === 'decline')
-    return make('submit', text.trim() ? { type: 'decline', feedback: text } : { type: 'decline' })
-  const question = questions[ref.q ?? 0]
-  if (!question)
-    return {
-      kind: 'invalid',
-      card: cardOf(ref),
-      message: 'That question is no longer on this card.',
-      context,
-    }
-  return make('submit', { type: 'other', questionId: question.id, text })
+  return toResult(resolveComponent(ref, { text }, card), cardOf(ref), base('submit'), context)
 }
 
 /** The card a payload names, if it is ours (to look its questions up before resolving). */
@@ -274,20 +223,16 @@ export function cardRefOf(payload: SlackPayload): CardRef | undefined {
  * A whole payload to interactions: the pure decoder the adapter and the fixture tests use.
  * Unknown calls yield nothing (the card host answers those with its own notice).
  */
-export function decodePayload(
-  payload: SlackPayload,
-  lookup: QuestionLookup,
-  now = Date.now(),
-): DecodeResult[] {
+export function decodePayload(payload: SlackPayload, lookup: CardLookup, now = Date.now()): DecodeResult[] {
   if (payload.type === 'block_actions') {
     return decodeBlockActions(payload, now).flatMap((action) => {
-      const questions = lookup(action.ref)
-      return questions ? [resolveAction(action, questions)] : []
+      const card = lookup(action.ref)
+      return card ? [decodedOnCard(action, card)] : []
     })
   }
   const ref = cardRefOf(payload)
-  const questions = ref === undefined ? undefined : lookup(ref)
-  if (!questions) return []
-  const result = decodeView(payload, questions, now)
+  const card = ref === undefined ? undefined : lookup(ref)
+  if (!card) return []
+  const result = decodeView(payload, card, now)
   return result ? [result] : []
 }

@@ -17,8 +17,8 @@ import {
   cardRefOf,
   type DecodeResult,
   decodeBlockActions,
+  decodedOnCard,
   decodeView,
-  resolveAction,
   type ViewPayload,
 } from './decode.js'
 import { slackError } from './errors.js'
@@ -108,7 +108,7 @@ export class SlackInbound {
         )
         continue
       }
-      await this.#dispatch(host, card, resolveAction(action, card.questions), action.actor)
+      await this.#dispatch(host, card, decodedOnCard(action, card), action.actor)
     }
   }
 
@@ -118,7 +118,7 @@ export class SlackInbound {
     if (ref === undefined) return
     const card = await host.getCard(ref)
     if (!card) return
-    const result = decodeView(payload, card.questions, this.#deps.now())
+    const result = decodeView(payload, card, this.#deps.now())
     if (!result) return
     await this.#dispatch(host, card, result, { platform: 'slack', userId: payload.user.id })
   }

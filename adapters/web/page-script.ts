@@ -60,7 +60,7 @@ function newId() {
   return 'w' + Date.now().toString(36) + Math.random().toString(36).slice(2, 12);
 }
 
-function live(card) { return card.status === 'open' || card.status === 'continued'; }
+function live(card) { return card.live; }
 
 // callIds are unique per agent only: a card is known by both.
 function keyOf(card) { return card.agentId + '\u0000' + card.callId; }
@@ -115,69 +115,71 @@ function textBox(callId, qid, what, placeholder, multiline) {
   return el;
 }
 
-function renderQuestion(card, q, single) {
-  var open = live(card);
-  var draft = q.draft || { selected: [] };
-  var box = h('div', { className: 'q', 'data-question': q.id });
+function headOf(q, box) {
   if (q.header) box.appendChild(h('div', { className: 'q-header', text: q.header }));
+  if (q.subject) box.appendChild(h('div', { className: 'subject' }, 'Requested for ', h('b', { text: q.subject })));
   box.appendChild(h('p', { className: 'q-text', text: q.question }));
+}
+
+/** A live question: its text, then each control the card view offers, as a widget. */
+function renderQuestion(card, q, qi) {
+  var box = h('div', { className: 'q', 'data-question': q.id });
+  headOf(q, box);
   if (q.detailHtml) {
     var d = h('div', { className: 'detail' });
     d.innerHTML = q.detailHtml; // escaped and rendered on the server
     box.appendChild(d);
   }
-  if (!open) return box;
-  if (q.options.length > 0) {
-    var opts = h('div', { className: 'options', role: q.multiSelect ? 'group' : 'radiogroup' });
-    q.options.forEach(function (o) {
-      var chosen = !draft.skipped && draft.selected.indexOf(o.label) >= 0;
-      opts.appendChild(h('button', {
-        className: 'opt' + (q.multiSelect ? ' multi' : '') + (chosen ? ' chosen' : ''),
-        'aria-pressed': chosen ? 'true' : 'false',
-        'data-option': o.label,
-        onclick: function () {
-          act(card, { type: q.multiSelect ? 'toggle' : 'choose', questionId: q.id, label: o.label });
-        },
-      }, o.label, o.description ? h('span', { className: 'desc', text: o.description }) : null));
-    });
-    box.appendChild(opts);
-  }
-  var freeText = q.options.length === 0;
-  var other = textBox(keyOf(card), q.id, 'other', freeText ? 'Your answer' : 'Other…', false);
-  var send = function () {
-    var text = (inputs[inputKey(keyOf(card), q.id, 'other')] || '').trim();
-    if (!text) { notices[keyOf(card)] = { kind: 'bad', text: 'Please type an answer first.' }; renderAll(); return; }
-    act(card, { type: 'other', questionId: q.id, text: text }).then(function (ok) {
-      if (ok) inputs[inputKey(keyOf(card), q.id, 'other')] = '';
-    });
-  };
-  other.addEventListener('keydown', function (e) { if (e.key === 'Enter') { e.preventDefault(); send(); } });
-  var row = h('div', { className: 'other' }, other,
-    h('button', { onclick: send, 'data-send': q.id }, freeText ? (single && !q.multiSelect ? 'Send' : 'Set answer') : 'Use my answer'));
-  if (!single) row.appendChild(h('button', { className: 'link', 'data-skip': q.id, onclick: function () {
-    act(card, { type: 'skip', questionId: q.id });
-  } }, 'Skip'));
-  box.appendChild(row);
-  var notes = [];
-  if (draft.skipped) notes.push('Skipped');
-  if (draft.custom) notes.push('Answer: “' + draft.custom + '”');
-  if (draft.by && (draft.selected.length > 0 || draft.custom || draft.skipped)) notes.push('by ' + draft.by);
-  if (notes.length) box.appendChild(h('div', { className: 'draft-note', text: notes.join(' · ') }));
+  var buttons = h('div', { className: 'actions' });
+  var row = null;
+  q.controls.forEach(function (c) {
+    if (c.kind === 'options') {
+      var opts = h('div', { className: 'options', role: c.mode === 'any' ? 'group' : 'radiogroup' });
+      c.options.forEach(function (o) {
+        opts.appendChild(h('button', {
+          className: 'opt' + (c.mode === 'any' ? ' multi' : '') + (o.chosen ? ' chosen' : ''),
+          'aria-pressed': o.chosen ? 'true' : 'false',
+          'data-option': o.label,
+          onclick: function () {
+            act(card, { type: c.mode === 'any' ? 'toggle' : 'choose', questionId: q.id, label: o.label });
+          },
+        }, o.label, o.description ? h('span', { className: 'desc', text: o.description }) : null));
+      });
+      box.appendChild(opts);
+    } else if (c.kind === 'form' && c.form === 'other') {
+      var freeText = !q.controls.some(function (x) { return x.kind === 'options'; });
+      var key = inputKey(keyOf(card), q.id, 'other');
+      var other = textBox(keyOf(card), q.id, 'other', freeText ? 'Your answer' : c.label, false);
+      var send = function () {
+        var text = (inputs[key] || '').trim();
+        if (!text) { notices[keyOf(card)] = { kind: 'bad', text: 'Please type an answer first.' }; renderAll(); return; }
+        act(card, { type: 'other', questionId: q.id, text: text }).then(function (ok) {
+          if (ok) inputs[key] = '';
+        });
+      };
+      other.addEventListener('keydown', function (e) { if (e.key === 'Enter') { e.preventDefault(); send(); } });
+      row = h('div', { className: 'other' }, other,
+        h('button', { onclick: send, 'data-send': q.id }, freeText ? 'Send' : 'Use my answer'));
+      box.appendChild(row);
+    } else if (c.kind === 'form' && c.form === 'decline') {
+      box.appendChild(h('div', { className: 'decline-box' }, textBox(keyOf(card), '', 'feedback', 'What should change? (optional)', true)));
+      buttons.appendChild(h('button', { className: 'reject', 'data-act': 'decline', onclick: function () {
+        var text = (inputs[inputKey(keyOf(card), '', 'feedback')] || '').trim();
+        act(card, text ? { type: 'decline', feedback: text } : { type: 'decline' });
+      } }, c.label));
+    } else if (c.kind === 'button' && c.verb === 'skip') {
+      var skip = h('button', { className: 'link', 'data-skip': q.id, onclick: function () {
+        act(card, { type: 'skip', questionId: q.id });
+      } }, c.label);
+      if (row) row.appendChild(skip); else box.appendChild(skip);
+    } else if (c.kind === 'button') {
+      var cls = c.tone === 'primary' ? 'approve' : c.tone === 'danger' ? 'reject' : '';
+      buttons.appendChild(h('button', { className: cls, 'data-act': c.verb, onclick: function () { act(card, { type: c.verb }); } }, c.label));
+    }
+  });
+  if (buttons.childNodes.length) box.appendChild(buttons);
+  if (q.note) box.appendChild(h('div', { className: 'draft-note', text: q.note }));
   return box;
-}
-
-/** An approval or plan review answered with anything but its approve (or always) label. */
-function declined(card, parts) {
-  if (!card.intent || (card.kind !== 'approval' && card.kind !== 'plan-review')) return false;
-  return parts.indexOf(card.intent.approve) < 0 && (!card.intent.always || parts.indexOf(card.intent.always) < 0);
-}
-
-function answerText(card, qid) {
-  var a = (card.result || []).find(function (x) { return x.id === qid; });
-  if (!a) return null;
-  var parts = a.selected.slice();
-  if (a.custom !== undefined) parts.push('“' + a.custom + '”');
-  return parts;
 }
 
 /** A finished card: each question with its answer; details fold away. */
@@ -185,13 +187,12 @@ function renderSettled(card) {
   var wrap = h('div', { className: 'results' });
   card.questions.forEach(function (q) {
     var box = h('div', { className: 'q', 'data-question': q.id });
-    if (q.header) box.appendChild(h('div', { className: 'q-header', text: q.header }));
-    box.appendChild(h('p', { className: 'q-text', text: q.question }));
-    var parts = answerText(card, q.id);
+    headOf(q, box);
+    var parts = q.answer;
     if (parts) {
       var line = h('div', { className: 'result' });
       if (parts.length === 0) line.appendChild(h('span', { className: 'skipped', text: 'skipped' }));
-      else line.appendChild(h('span', { className: 'answer' + (declined(card, parts) ? ' declined' : ''), text: parts.join(', ') }));
+      else line.appendChild(h('span', { className: 'answer' + (card.tone === 'bad' ? ' declined' : ''), text: parts.join(', ') }));
       box.appendChild(line);
     }
     if (q.detailHtml) {
@@ -206,23 +207,17 @@ function renderSettled(card) {
 
 /** The status badge: a rejected approval or a declined plan is red, not a green "answered". */
 function statusBadge(card) {
-  var a = card.status === 'answered' && card.result && card.result[0];
-  if (a) {
-    var parts = a.selected.slice();
-    if (a.custom !== undefined) parts.push(a.custom);
-    if (declined(card, parts)) {
-      var word = card.kind === 'plan-review' ? 'declined' : 'rejected';
-      return h('span', { className: 'badge status-declined', 'data-badge': word, text: word });
-    }
+  if (card.status === 'answered' && card.tone === 'bad') {
+    var word = card.kind === 'plan-review' ? 'declined' : 'rejected';
+    return h('span', { className: 'badge status-declined', 'data-badge': word, text: word });
   }
   return h('span', { className: 'badge status-' + card.status, 'data-badge': card.status, text: card.status });
 }
 
+/** Status lines the page shows as text (the countdown shows the deadline and who holds it). */
 function statusText(card) {
-  if (card.status === 'answered') return 'Answered' + (card.answeredBy ? ' by ' + card.answeredBy : '') + (card.answeredAt ? ' · ' + ago(card.answeredAt) : '');
-  if (card.status === 'cancelled') return 'Cancelled' + (card.closedReason && card.closedReason !== 'cancelled' ? ': ' + card.closedReason : '');
-  if (card.status === 'elsewhere') return 'Answered elsewhere';
-  return '';
+  return card.statusLines.filter(function (l) { return l.kind !== 'deadline' && l.kind !== 'holding'; })
+    .map(function (l) { return l.text; }).join(' · ');
 }
 
 function renderCard(card) {
@@ -234,7 +229,8 @@ function renderCard(card) {
     h('span', { text: 'from ' + card.agentId + ' · ' + ago(card.createdAt) }),
     h('span', { className: 'grow' }));
   var holding = card.holders.some(function (p) { return p.userId === myUserId(); });
-  if (card.status === 'open' && card.deadline) {
+  var holdable = card.footer.some(function (c) { return c.verb === 'hold'; });
+  if (holdable) {
     if (card.holders.length > 0) {
       head.appendChild(h('span', { className: 'countdown', text: 'held by ' + card.holders.map(function (p) { return p.name; }).join(', ') }));
     } else {
@@ -246,60 +242,26 @@ function renderCard(card) {
   }
   el.appendChild(head);
   var body = h('div', { className: 'card-body' });
-  if (card.status === 'continued') body.appendChild(h('div', { className: 'continued-note', text: 'The agent stopped waiting and moved on. Your answer still reaches it as a late reply.' }));
-  if (card.kind === 'approval' && card.intent && card.intent.subject) body.appendChild(h('div', { className: 'subject' }, 'Requested for ', h('b', { text: card.intent.subject })));
-  var single = card.questions.length === 1;
   if (!open) {
     body.appendChild(renderSettled(card));
-    var st = statusText(card);
-    if (st) body.appendChild(h('div', { className: 'draft-note', text: st }));
-  } else card.questions.forEach(function (q) {
-    if (card.kind === 'questions') {
-      body.appendChild(renderQuestion(card, q, single));
-    } else {
-      // Approval and plan review show the text and detail; their actions come below.
-      var box = h('div', { className: 'q' });
-      if (q.header) box.appendChild(h('div', { className: 'q-header', text: q.header }));
-      box.appendChild(h('p', { className: 'q-text', text: q.question }));
-      if (q.detailHtml) { var d = h('div', { className: 'detail' }); d.innerHTML = q.detailHtml; box.appendChild(d); }
-      body.appendChild(box);
-    }
-  });
-  if (open) body.appendChild(renderActions(card, single));
+  } else card.questions.forEach(function (q, qi) { body.appendChild(renderQuestion(card, q, qi)); });
+  var st = statusText(card);
+  if (st) body.appendChild(h('div', { className: card.status === 'continued' ? 'continued-note' : open ? 'quorum' : 'draft-note', text: st }));
+  if (open) body.appendChild(renderFooter(card));
   var n = notices[keyOf(card)];
   if (n) body.appendChild(h('div', { className: 'notice ' + n.kind, role: n.kind === 'bad' ? 'alert' : 'status', text: n.text }));
   el.appendChild(body);
   return el;
 }
 
-function renderActions(card, single) {
+/** Card-wide controls after every question (Submit; Take my time sits by the countdown). */
+function renderFooter(card) {
   var row = h('div', { className: 'actions' });
-  var i = card.intent || {};
-  if (card.kind === 'approval') {
-    row.appendChild(h('button', { className: 'approve', 'data-act': 'approve', onclick: function () { act(card, { type: 'approve' }); } }, i.approve));
-    if (i.always) row.appendChild(h('button', { 'data-act': 'always', onclick: function () { act(card, { type: 'always' }); } }, i.always));
-    row.appendChild(h('button', { className: 'reject', 'data-act': 'reject', onclick: function () { act(card, { type: 'reject' }); } }, i.reject));
-    if (card.quorum > 1) row.appendChild(h('span', { className: 'quorum', text: card.approvals.length + ' of ' + card.quorum + ' approvals' + (card.approvals.length ? ' (' + card.approvals.join(', ') + ')' : '') }));
-    return row;
-  }
-  if (card.kind === 'plan-review') {
-    var wrap = h('div', {});
-    var fb = textBox(keyOf(card), '', 'feedback', 'What should change? (optional)', true);
-    row.appendChild(h('button', { className: 'approve', 'data-act': 'approve', onclick: function () { act(card, { type: 'approve' }); } }, i.approve));
-    row.appendChild(h('button', { className: 'reject', 'data-act': 'decline', onclick: function () {
-      var text = (inputs[inputKey(keyOf(card), '', 'feedback')] || '').trim();
-      act(card, text ? { type: 'decline', feedback: text } : { type: 'decline' });
-    } }, i.decline || 'Request changes'));
-    wrap.appendChild(h('div', { className: 'decline-box' }, fb));
-    wrap.appendChild(row);
-    return wrap;
-  }
-  var q0 = card.questions[0];
-  var needsSubmit = !single || (q0 && q0.multiSelect);
-  if (needsSubmit) {
+  card.footer.forEach(function (c) {
+    if (c.verb === 'hold') return;
     row.appendChild(h('span', { className: 'grow' }));
-    row.appendChild(h('button', { className: 'primary', 'data-act': 'submit', onclick: function () { act(card, { type: 'submit' }); } }, 'Submit'));
-  }
+    row.appendChild(h('button', { className: c.tone === 'primary' ? 'primary' : '', 'data-act': c.verb, onclick: function () { act(card, { type: c.verb }); } }, c.label));
+  });
   return row;
 }
 

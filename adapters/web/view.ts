@@ -1,8 +1,30 @@
 import { displayName } from '../../src/card/apply.js'
-import { oncallText } from '../../src/card/text.js'
 import type { CardState, Person } from '../../src/card/types.js'
+import { type CardView, type Control, cardView, statusText, type Tone } from '../../src/card/view.js'
 import type { AskUserQuestionAnswerItem } from '../../src/protocol/types.js'
 import { markdownToHtml } from './markdown.js'
+
+/**
+ * One control as the page shows it: the card view's control with its reference spelled out. The
+ * page turns each into a widget and each use into the card action named by `verb`; it decides no
+ * card rule itself.
+ */
+export type WebControl =
+  | { kind: 'button'; verb: string; q?: number; label: string; tone: Tone }
+  | {
+      kind: 'form'
+      verb: string
+      q?: number
+      label: string
+      tone: Tone
+      form: 'other' | 'decline'
+    }
+  | {
+      kind: 'options'
+      q: number
+      mode: 'one' | 'any'
+      options: Array<{ label: string; description?: string; chosen: boolean }>
+    }
 
 /** One question as the inbox page shows it. Text fields are plain text (the page sets textContent); `*Html` fields are safe HTML. */
 export interface WebQuestionView {
@@ -10,9 +32,13 @@ export interface WebQuestionView {
   question: string
   header?: string
   detailHtml?: string
-  options: Array<{ label: string; description?: string }>
-  multiSelect: boolean
-  draft?: { selected: string[]; custom?: string; skipped?: boolean; by?: string }
+  subject?: string
+  /** What a person can use on this question, in order (empty once the card is finished). */
+  controls: WebControl[]
+  /** Shared draft or final answer, as one line of plain text. */
+  note?: string
+  /** The final answer's parts (labels, then the quoted free text); empty: skipped. */
+  answer?: string[]
 }
 
 /** A card as the inbox page shows it: plain data, no functions. */
@@ -21,91 +47,96 @@ export interface WebCardView {
   agentId: string
   kind: CardState['kind']
   status: CardState['status']
+  live: boolean
   createdAt: number
   deadline?: number
   questions: WebQuestionView[]
-  /** Approval and plan-review labels, when the card has that intent. */
-  intent?: { approve: string; reject?: string; always?: string; decline?: string; subject?: string }
-  approvals: string[]
+  /** Card-wide controls (Submit, Take my time). */
+  footer: WebControl[]
+  /** Status lines as plain text (times in UTC), with their kind (see StatusLine in src/card/view.ts). */
+  statusLines: Array<{ kind: string; text: string }>
+  /** Who is on call and where that came from (PagerDuty, last known, fallback). */
+  oncall?: string
+  /** A finished card: answered/approved (`ok`), rejected or declined (`bad`), or closed (`neutral`). */
+  tone?: CardView['tone']
+  /** Distinct approvers an approval needs. */
   quorum: number
   holders: Array<{ userId: string; name: string }>
   result?: AskUserQuestionAnswerItem[]
-  answeredBy?: string
   answeredAt?: number
-  closedReason?: string
-  /** Who is on call and where that came from (PagerDuty, last known, fallback). */
-  oncall?: string
   version?: number
 }
 
-const nameOf = (p: Person | undefined) => displayName(p)
+const names = (people: readonly Person[]) => people.map((p) => displayName(p)).join(', ')
+const FORMAT = {
+  people: names,
+  time: (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+  text: (raw: string) => raw,
+}
 
-/** Card state -> what the page renders. Pure; agent markdown becomes escaped, safe HTML here. */
-export function cardToWebView(card: CardState, version?: number): WebCardView {
-  const questions = card.questions.map((q): WebQuestionView => {
-    const draft = card.drafts[q.id]
-    const intent = q.intent
-    // Approvals may carry localized wording; the web inbox shows English.
-    const question = intent?.kind === 'approval' && intent.display ? intent.display.question.en : q.question
-    const detail = intent?.kind === 'approval' && intent.display?.detail ? intent.display.detail.en : q.detail
+function webControl(c: Control): WebControl {
+  if (c.kind === 'options')
     return {
-      id: q.id,
-      question,
-      ...(q.header ? { header: q.header } : {}),
-      ...(detail ? { detailHtml: markdownToHtml(detail) } : {}),
-      options: (q.options ?? []).map((o) => ({
+      kind: 'options',
+      q: c.q,
+      mode: c.mode,
+      options: c.options.map((o) => ({
         label: o.label,
         ...(o.description ? { description: o.description } : {}),
+        chosen: o.chosen,
       })),
-      multiSelect: q.multiSelect === true,
-      ...(draft
-        ? {
-            draft: {
-              selected: draft.selected,
-              ...(draft.custom === undefined ? {} : { custom: draft.custom }),
-              ...(draft.skipped ? { skipped: true } : {}),
-              ...(draft.by ? { by: nameOf(draft.by) } : {}),
-            },
-          }
-        : {}),
+    }
+  const base = {
+    verb: c.ref.verb,
+    ...(c.ref.q === undefined ? {} : { q: c.ref.q }),
+    label: c.label,
+    tone: c.tone,
+  }
+  return c.kind === 'form' ? { kind: 'form', ...base, form: c.form } : { kind: 'button', ...base }
+}
+
+/** Card state -> what the page renders. Pure; agent markdown becomes escaped, safe HTML here. */
+export function cardToWebView(card: CardState, version?: number, locale?: string): WebCardView {
+  const view = cardView(card, locale)
+  const questions = view.questions.map((q): WebQuestionView => {
+    const s = q.status
+    let note: string | undefined
+    let answer: string[] | undefined
+    if (s.kind === 'skipped') note = `Skipped${s.by ? ` by ${displayName(s.by)}` : ''}`
+    else if (s.kind === 'draft') {
+      const parts = [...(s.selected.length ? [`Selected: ${s.selected.join(', ')}`] : [])]
+      if (s.custom) parts.push(`Answer: “${s.custom}”`)
+      note = `${parts.join(' · ')}${s.by ? ` · by ${displayName(s.by)}` : ''}`
+    } else if (s.kind === 'answer')
+      answer = [...s.selected, ...(s.custom === undefined ? [] : [`“${s.custom}”`])]
+    return {
+      id: q.id,
+      question: q.text,
+      ...(q.header ? { header: q.header } : {}),
+      ...(q.detail ? { detailHtml: markdownToHtml(q.detail) } : {}),
+      ...(q.subject ? { subject: q.subject.name } : {}),
+      controls: q.controls.map(webControl),
+      ...(note ? { note } : {}),
+      ...(answer ? { answer } : {}),
     }
   })
-  const first = card.questions.length === 1 ? card.questions[0] : undefined
-  const intent = first?.intent
-  let intentView: WebCardView['intent']
-  if (card.kind === 'approval' && intent?.kind === 'approval') {
-    intentView = {
-      approve: intent.approve,
-      reject: intent.reject,
-      ...(intent.always === undefined ? {} : { always: intent.always }),
-      ...(intent.subject ? { subject: intent.subject.name } : {}),
-    }
-  } else if (card.kind === 'plan-review' && intent?.kind === 'plan-review') {
-    const decline = (first?.options ?? []).map((o) => o.label).find((l) => l !== intent.approve)
-    intentView = { approve: intent.approve, ...(decline === undefined ? {} : { decline }) }
-  }
   return {
     callId: card.callId,
     agentId: card.agentId,
     kind: card.kind,
     status: card.status,
+    live: view.live,
     createdAt: card.createdAt,
     ...(card.deadline === undefined ? {} : { deadline: card.deadline }),
     questions,
-    ...(intentView ? { intent: intentView } : {}),
-    approvals: card.approvals.map(nameOf),
+    footer: view.footer.map(webControl),
+    statusLines: view.statusLines.map((l) => ({ kind: l.kind, text: statusText(l, FORMAT) })),
+    ...(view.tone ? { tone: view.tone } : {}),
     quorum: card.quorum,
-    holders: card.holders.map((p) => ({ userId: p.userId, name: nameOf(p) })),
+    holders: card.holders.map((p) => ({ userId: p.userId, name: displayName(p) })),
     ...(card.result ? { result: card.result.answers } : {}),
-    ...(card.answeredBy ? { answeredBy: nameOf(card.answeredBy) } : {}),
     ...(card.answeredAt === undefined ? {} : { answeredAt: card.answeredAt }),
-    ...(card.closedReason ? { closedReason: card.closedReason } : {}),
-    ...oncallField(card),
+    ...(view.oncall ? { oncall: view.oncall } : {}),
     ...(version === undefined ? {} : { version }),
   }
-}
-
-function oncallField(card: CardState): { oncall?: string } {
-  const text = oncallText(card)
-  return text ? { oncall: text } : {}
 }

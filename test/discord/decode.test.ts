@@ -154,12 +154,25 @@ describe('mapping onto the card', () => {
     })
     expect(decodeInteraction(other, { ...card, status: 'answered' })).toEqual({
       kind: 'refuse',
-      message: 'This question is already closed.',
+      message: 'This question was already answered by someone.',
     })
     expect(decodeInteraction(other, undefined)).toMatchObject({ kind: 'refuse' })
   })
 
   it('modal submissions become other / decline (Label and legacy row layouts)', () => {
+    const plan = newCard({
+      callId: 'call-7',
+      agentId: 'a',
+      now: 0,
+      questions: [
+        {
+          id: 'plan',
+          question: 'The plan',
+          options: [{ label: 'Go' }, { label: 'Stop' }],
+          intent: { kind: 'plan-review', approve: 'Go' },
+        },
+      ],
+    })
     const label = recorded('buttonClickHello', id({ verb: 'form', q: 2 }), {
       components: [{ type: 18, id: 1, component: { type: 4, id: 2, custom_id: 'text', value: ' because ' } }],
     }) as unknown as Json
@@ -171,14 +184,15 @@ describe('mapping onto the card', () => {
       components: [{ type: 1, components: [{ type: 4, custom_id: 'text', value: 'use smaller steps' }] }],
     }) as unknown as Json
     row.type = 5
-    expect(decodeInteraction(row as unknown as APIInteraction, card)).toMatchObject({
+    expect(decodeInteraction(row as unknown as APIInteraction, card)).toMatchObject({ kind: 'refuse' })
+    expect(decodeInteraction(row as unknown as APIInteraction, plan)).toMatchObject({
       inbound: { interaction: { action: { type: 'decline', feedback: 'use smaller steps' } } },
     })
     const empty = recorded('buttonClickHello', id({ verb: 'decline', q: 0 }), {
       components: [{ type: 18, component: { type: 4, custom_id: 'text', value: '' } }],
     }) as unknown as Json
     empty.type = 5
-    expect(decodeInteraction(empty as unknown as APIInteraction, card)).toMatchObject({
+    expect(decodeInteraction(empty as unknown as APIInteraction, plan)).toMatchObject({
       inbound: { interaction: { action: { type: 'decline' } } },
     })
   })

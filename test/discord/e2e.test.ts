@@ -87,7 +87,7 @@ describe('Discord end to end', () => {
     await until(() => rig?.component('timed-1', { verb: 'hold' }), 'card with Take my time')
     expect((await rig.messages('timed-1'))[0]?.content).toMatch(/<t:\d+:R>/)
     await expect(timed).resolves.toEqual({ pending: true, callId: 'timed-1' })
-    await until(async () => /Continued/.test((await rig?.text('timed-1')) ?? ''), 'continued shown')
+    await until(async () => /continued/.test((await rig?.text('timed-1')) ?? ''), 'continued shown')
     expect(await rig.component('timed-1', { verb: 'hold' })).toBeUndefined()
     // Fifteen minutes later: every earlier token is dead; a new click still works.
     rig.fake.expireTokens()
@@ -214,7 +214,7 @@ describe('Discord end to end', () => {
         'progress notice',
       )
       await until(
-        async () => (await current.text('quorum-1')).includes('1 of 2 approvals (Alice)'),
+        async () => (await current.text('quorum-1')).includes('1 of 2 approvals: Alice'),
         'progress shown',
       )
       // The same person cannot approve twice.
@@ -225,7 +225,10 @@ describe('Discord end to end', () => {
       )
       await current.press('quorum-1', { verb: 'approve' }, bob)
       await expect(answer).resolves.toEqual({ answers: [{ id: 'deploy', selected: ['Approve'] }] })
-      await until(async () => (await current.text('quorum-1')).includes('Approved by Bob'), 'result shown')
+      await until(
+        async () => (await current.text('quorum-1')).includes('Approved by Alice, Bob'),
+        'result shown',
+      )
       // No message ever asked Discord to parse mentions.
       for (const m of current.fake.messages.values())
         for (const body of m.history)
@@ -376,7 +379,7 @@ describe('Discord reconnects and restarts', () => {
         callId: 'restart-1',
       },
     )
-    await until(async () => /Continued/.test(await current.text('restart-1')), 'continued shown')
+    await until(async () => /continued/.test(await current.text('restart-1')), 'continued shown')
     await current.chat.stop()
     const { DiscordAdapter } = await import('../../adapters/discord/index.js')
     const { ChatAnswerer } = await import('../../src/answerer/chat.js')

@@ -306,7 +306,7 @@ describe('cardToDiscordMessages: timed, approval, plan review, lifecycle', () =>
     const continued = render({ ...c, status: 'continued' })
     expect(verbs(continued)).not.toContain('hold')
     expect(continued[0]?.content).not.toContain('<t:')
-    expect(continued[0]?.content).toContain('still reaches it')
+    expect(continued[0]?.content).toContain('still reach it')
   })
 
   const approval: AskUserQuestionItem = {
@@ -348,7 +348,7 @@ describe('cardToDiscordMessages: timed, approval, plan review, lifecycle', () =>
       quorum: 2,
       approvals: [{ platform: 'discord', userId: '1', name: 'Alice' }],
     })
-    expect(render(c)[0]?.content).toContain('1 of 2 approvals (Alice)')
+    expect(render(c)[0]?.content).toContain('1 of 2 approvals: Alice')
   })
 
   it('renders plan review with approve and decline-with-feedback', () => {
@@ -365,7 +365,7 @@ describe('cardToDiscordMessages: timed, approval, plan review, lifecycle', () =>
     )
     expect(buttons(messages).map((b) => [b.label, b.style])).toEqual([
       ['Approve', 3],
-      ['Revise', 2],
+      ['Revise', 1],
       ['Decline with feedback…', 4],
     ])
   })

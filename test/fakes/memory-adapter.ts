@@ -1,7 +1,9 @@
 import type { CardHost, ChatAdapter } from '../../src/answerer/adapter.js'
-import { displayName, isLive } from '../../src/card/apply.js'
+import { displayName } from '../../src/card/apply.js'
 import { type ComponentRef, cardRef, decodeComponentId, encodeComponentId } from '../../src/card/codec.js'
-import type { CardAction, CardState, Destination, Person } from '../../src/card/types.js'
+import { resolveComponent } from '../../src/card/resolve.js'
+import type { CardState, Destination, Person } from '../../src/card/types.js'
+import { allControls, type ControlRef, cardView, statusText } from '../../src/card/view.js'
 
 /** What the in-memory platform shows for a card: text and usable component ids. */
 export interface MemoryMessage {
@@ -13,13 +15,12 @@ export interface MemoryMessage {
   updates: number
 }
 
-/** A pure renderer for the in-memory platform (the shape real renderers follow). */
+/** A pure renderer for the in-memory platform: the card view as text and component ids. */
 export function cardToMemoryMessage(card: CardState): Pick<MemoryMessage, 'text' | 'components'> {
-  const lines = card.questions.map(
-    (q) => `${q.header ? `[${q.header}] ` : ''}${q.question}${q.detail ? `\n${q.detail}` : ''}`,
+  const view = cardView(card)
+  const lines = view.questions.map(
+    (q) => `${q.header ? `[${q.header}] ` : ''}${q.text}${q.detail ? `\n${q.detail}` : ''}`,
   )
-  const components: string[] = []
-  const live = isLive(card)
   if (card.status === 'answered') {
     const answers = card.result?.answers ?? []
     lines.push(
@@ -28,65 +29,21 @@ export function cardToMemoryMessage(card: CardState): Pick<MemoryMessage, 'text'
         .join(' | ')}`,
     )
   }
-  if (card.status === 'continued') lines.push('The agent has continued; your answer will still reach it.')
-  if (card.status === 'cancelled') lines.push('This question was cancelled.')
-  if (card.status === 'elsewhere') lines.push('Answered elsewhere.')
-  if (card.quorum > 1) lines.push(`${card.approvals.length} of ${card.quorum} approvals`)
-  if (live) {
-    const id = (ref: Omit<ComponentRef, 'callId' | 'agent'>) =>
-      encodeComponentId({ ...cardRef(card), ...ref })
-    if (card.kind === 'approval') {
-      components.push(id({ verb: 'approve' }), id({ verb: 'reject' }))
-      const intent = card.questions[0]?.intent
-      if (intent?.kind === 'approval' && intent.always !== undefined) components.push(id({ verb: 'always' }))
-    } else if (card.kind === 'plan-review') {
-      components.push(id({ verb: 'approve' }), id({ verb: 'decline' }))
-    } else {
-      card.questions.forEach((q, qi) => {
-        ;(q.options ?? []).forEach((_o, oi) => {
-          components.push(id({ verb: q.multiSelect ? 'toggle' : 'choose', q: qi, o: oi }))
-        })
-        components.push(id({ verb: 'set', q: qi }), id({ verb: 'other', q: qi }))
-        if (card.questions.length > 1) components.push(id({ verb: 'skip', q: qi }))
-      })
-      if (card.questions.length > 1 || card.questions.some((q) => q.multiSelect))
-        components.push(id({ verb: 'submit' }))
-    }
-    if (card.deadline !== undefined) components.push(id({ verb: 'hold' }))
-  }
+  const names = (people: readonly Person[]) => people.map((p) => displayName(p)).join(', ')
+  const format = { people: names, time: (ms: number) => new Date(ms).toISOString(), text: (t: string) => t }
+  for (const line of view.statusLines) if (line.kind !== 'outcome') lines.push(statusText(line, format))
+  const id = (ref: ControlRef) =>
+    encodeComponentId({ ...cardRef(card), ...ref } as ComponentRef & { agent: string })
+  const components = allControls(view).flatMap((c) => {
+    if (c.kind !== 'options') return [id(c.ref)]
+    // Every option as its own component, plus one menu taking a set of values.
+    const verb = c.mode === 'any' ? 'toggle' : 'choose'
+    return [
+      ...c.options.map((o) => id({ verb, q: c.q, o: o.index })),
+      id({ verb: c.mode === 'any' ? 'set' : 'choose', q: c.q }),
+    ]
+  })
   return { text: lines.join('\n'), components }
-}
-
-/** Turn a used component (plus select values or form text) into a card action. */
-export function componentToAction(
-  card: CardState,
-  ref: ComponentRef,
-  input: { labels?: string[]; text?: string } = {},
-): CardAction | undefined {
-  const q = ref.q === undefined ? undefined : card.questions[ref.q]
-  const label = q && ref.o !== undefined ? q.options?.[ref.o]?.label : undefined
-  switch (ref.verb) {
-    case 'choose':
-    case 'toggle':
-      return q && label !== undefined ? { type: ref.verb, questionId: q.id, label } : undefined
-    case 'set':
-      return q ? { type: 'set', questionId: q.id, labels: input.labels ?? [] } : undefined
-    case 'other':
-    case 'form':
-      return q ? { type: 'other', questionId: q.id, text: input.text ?? '' } : undefined
-    case 'skip':
-      return q ? { type: 'skip', questionId: q.id } : undefined
-    case 'decline':
-      return { type: 'decline', ...(input.text ? { feedback: input.text } : {}) }
-    case 'submit':
-    case 'approve':
-    case 'reject':
-    case 'always':
-    case 'hold':
-      return { type: ref.verb }
-    case 'page':
-      return undefined
-  }
 }
 
 /**
@@ -162,8 +119,21 @@ export class MemoryAdapter implements ChatAdapter {
     if (!message || !componentId || !this.host) throw new Error('no such component on the message')
     const ref = decodeComponentId(componentId)!
     const card = await this.host.getCard(ref)
-    const action = card && componentToAction(card, ref, input)
-    if (!action) throw new Error('component does not map to an action')
+    if (!card) throw new Error('no such card')
+    // Labels are what a test names; the platform sends option indexes.
+    const options = card.questions[ref.q ?? -1]?.options ?? []
+    const values = input.labels?.map((l) => String(options.findIndex((o) => o.label === l)))
+    const resolved = resolveComponent(
+      ref,
+      { ...(values ? { values } : {}), ...(input.text === undefined ? {} : { text: input.text }) },
+      card,
+    )
+    if (resolved.kind === 'refusal') {
+      await this.notify(person, resolved.refusal.message)
+      return { ok: false, message: resolved.refusal.message }
+    }
+    if (resolved.kind === 'form') throw new Error('a form opens: use the component again with text')
+    const action = resolved.action
     const outcome = await this.host.handle({
       ...cardRef(card),
       interaction: { id: deliveryId, actor: person, action, at: Date.now() },

@@ -65,8 +65,11 @@ describe('cardToWebView', () => {
     const view = cardToWebView(card, 3)
     expect(view.kind).toBe('approval')
     expect(view.questions[0]?.detailHtml).toBe('<p>Ship &lt;b&gt;now&lt;/b&gt;</p>')
-    expect(view.questions[0]?.options[0]?.label).toBe('<Approve>')
-    expect(view.intent).toEqual({ approve: '<Approve>', reject: 'Reject', subject: 'bot' })
+    expect(view.questions[0]?.controls).toEqual([
+      { kind: 'button', verb: 'approve', label: '<Approve>', tone: 'primary' },
+      { kind: 'button', verb: 'reject', label: 'Reject', tone: 'danger' },
+    ])
+    expect(view.questions[0]?.subject).toBe('bot')
     expect(view.version).toBe(3)
   })
 })

@@ -8,6 +8,7 @@ import {
   type ViewPayload,
 } from '../../adapters/slack/decode.js'
 import { encodeModalMetadata, MODAL_INPUT } from '../../adapters/slack/modal.js'
+import { newCard } from '../../src/card/apply.js'
 import { agentTag, type CardRef, type ComponentRef, encodeComponentId } from '../../src/card/codec.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 
@@ -21,7 +22,36 @@ const questions: AskUserQuestionItem[] = [
   { id: 'colour', question: 'Colour?', options: [{ label: 'Red' }, { label: 'Blue' }, { label: 'Green' }] },
   { id: 'regions', question: 'Regions?', multiSelect: true, options: [{ label: 'eu' }, { label: 'us' }] },
 ]
-const lookup = (ref: CardRef) => (ref.callId === 'call-1' ? questions : undefined)
+const cards = {
+  'call-1': newCard({ callId: 'call-1', agentId: 'a', questions, now: 0, deadline: 60_000 }),
+  appr: newCard({
+    callId: 'appr',
+    agentId: 'a',
+    now: 0,
+    questions: [
+      {
+        id: 'deploy',
+        question: 'Deploy?',
+        options: [{ label: 'Yes' }, { label: 'No' }, { label: 'Always' }],
+        intent: { kind: 'approval', approve: 'Yes', reject: 'No', always: 'Always' },
+      },
+    ],
+  }),
+  plan: newCard({
+    callId: 'plan',
+    agentId: 'a',
+    now: 0,
+    questions: [
+      {
+        id: 'plan',
+        question: 'The plan',
+        options: [{ label: 'Approve' }, { label: 'Revise' }],
+        intent: { kind: 'plan-review', approve: 'Approve' },
+      },
+    ],
+  }),
+}
+const lookup = (ref: CardRef) => cards[ref.callId as keyof typeof cards]
 const AGENT = agentTag('a')
 const id = (ref: Omit<ComponentRef, 'callId' | 'agent'>) =>
   encodeComponentId({ callId: 'call-1', agent: AGENT, ...ref }, 255)
@@ -139,8 +169,10 @@ describe('recorded block_actions', () => {
     ['always', { type: 'always' }],
     ['submit', { type: 'submit' }],
     ['hold', { type: 'hold' }],
-  ] as const)('%s', (verb, action) => {
-    const result = only(decodePayload(withAction(actions.action as Json, id({ verb })), lookup))
+  ] as const)('%s (on a card that offers it)', (verb, action) => {
+    const callId = verb === 'submit' || verb === 'hold' ? 'call-1' : 'appr'
+    const payload = withAction(actions.action as Json, encodeComponentId({ callId, agent: AGENT, verb }, 255))
+    const result = only(decodePayload(payload, lookup))
     expect(result.kind === 'interaction' && result.inbound.interaction.action).toEqual(action)
   })
 
@@ -183,7 +215,10 @@ describe('recorded block_actions', () => {
   })
 
   it('an ephemeral message’s button (no `message` field): channel and ts from the container', () => {
-    const payload = withAction(modals.ephemeralAction as Json, id({ verb: 'decline' }))
+    const payload = withAction(
+      modals.ephemeralAction as Json,
+      encodeComponentId({ callId: 'plan', agent: AGENT, verb: 'decline' }),
+    )
     const result = only(decodePayload(payload, lookup))
     expect(result).toMatchObject({
       kind: 'modal',
@@ -204,7 +239,10 @@ describe('recorded view_submission', () => {
     const copy = structuredClone(modals.viewSubmission) as Json
     copy.type = type
     const view = copy.view as Json
-    const callbackId = id({ verb, q })
+    const callbackId = encodeComponentId(
+      { callId: verb === 'decline' ? 'plan' : 'call-1', agent: AGENT, verb, q },
+      255,
+    )
     view.callback_id = callbackId
     view.private_metadata = encodeModalMetadata({ id: callbackId, channel: 'C00FAKECHAN2' })
     const recorded = (view.state as { values: Record<string, Record<string, Json>> }).values
@@ -235,6 +273,11 @@ describe('recorded view_submission', () => {
       },
       context: { channel: 'C00FAKECHAN2' },
     })
+  })
+
+  it('a control the card does not offer is refused, not applied (approve on a questions card)', () => {
+    const result = only(decodePayload(withAction(actions.action as Json, id({ verb: 'approve' })), lookup))
+    expect(result).toMatchObject({ kind: 'invalid', message: 'That control is not offered on this card.' })
   })
 
   it('decline with feedback, and without', () => {

@@ -183,7 +183,7 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
     expect(rig.text('plan')).toContain('Do step 399 & verify it.')
     // Controls only on the last message.
     expect(parts.slice(0, -1).every((m) => !m.blocks.some((bl) => bl.type === 'actions'))).toBe(true)
-    await press('plan', 'ann', 'decline')
+    await press('plan', 'ann', 'decline', 0)
     const view = await until(() => rig.fake.openViewOf('U0ANN'), 'modal')
     expect(view.view.title).toMatchObject({ text: 'Decline plan' })
     await rig.fake.submitView('U0ANN', view.id, { answer: { text: 'Add a rollback step' } })

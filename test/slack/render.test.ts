@@ -337,7 +337,7 @@ describe('states', () => {
   })
 
   it.each([
-    ['cancelled', 'Cancelled: cancelled'],
+    ['cancelled', 'Cancelled.'],
     ['elsewhere', 'Answered elsewhere.'],
   ] as const)('%s: says so, no live components', (status, words) => {
     const m = render(card([colour], { status, closedReason: 'cancelled' }))

@@ -1,0 +1,128 @@
+/**
+ * A used component -> what it means on this card: the inverse of {@link cardView}. Every surface
+ * decodes its payload to a component reference (src/card/codec.ts) plus what the person entered,
+ * and calls this; no surface maps ids to actions itself.
+ */
+import { finishedRefusal, isLive } from './apply.js'
+import { type ComponentRef, refMatches } from './codec.js'
+import type { CardAction, CardState, Refusal } from './types.js'
+import { allControls, type Control, cardView } from './view.js'
+
+/** What came with the component. */
+export interface ComponentInput {
+  /** Values chosen in a menu or checkbox group: option indexes as strings. */
+  values?: readonly string[]
+  /** Text typed into a form; present only for a form's submission. */
+  text?: string
+  /**
+   * The options a paged menu showed (`from` inclusive, `to` exclusive). A multi-select keeps
+   * what was chosen outside that range; a value outside it is refused.
+   */
+  window?: { from: number; to: number }
+}
+
+export type Resolution =
+  | { kind: 'action'; action: CardAction }
+  /** A form should open (the surface shows it, and claims the timed wait with `hold` meanwhile). */
+  | { kind: 'form'; form: 'other' | 'decline'; q: number }
+  | { kind: 'refusal'; refusal: Refusal }
+
+const refuse = (code: Refusal['code'], message: string): Resolution => ({
+  kind: 'refusal',
+  refusal: { code, message },
+})
+const act = (action: CardAction): Resolution => ({ kind: 'action', action })
+
+const NOT_OFFERED = 'That control is not offered on this card.'
+
+/**
+ * Resolve a component against the card. What it may mean is what {@link cardView} offers on the
+ * card while open, so a click on a message rendered a moment ago still resolves; whether the card
+ * still takes it (finished, duplicate, incomplete) is {@link applyInteraction}'s decision.
+ */
+export function resolveComponent(ref: ComponentRef, input: ComponentInput, card: CardState): Resolution {
+  if (!refMatches(ref, card)) return refuse('unknown-question', 'That control belongs to another card.')
+  const offered = allControls(cardView({ ...card, status: 'open' }))
+  const button = (verb: ComponentRef['verb'], index?: number) =>
+    offered.find((c) => c.kind === 'button' && c.ref.verb === verb && c.ref.q === index)
+  const form = (verb: 'other' | 'decline', index: number) =>
+    offered.find(
+      (c): c is Extract<Control, { kind: 'form' }> =>
+        c.kind === 'form' && c.ref.verb === verb && c.ref.q === index,
+    )
+
+  switch (ref.verb) {
+    case 'approve':
+    case 'reject':
+    case 'always':
+    case 'submit':
+    case 'hold':
+      return button(ref.verb) ? act({ type: ref.verb }) : refuse('not-applicable', NOT_OFFERED)
+    case 'page':
+      return refuse('not-applicable', 'That control is no longer used.')
+    default:
+      break
+  }
+  // A plan review's decline names no question on cards posted before it did: the only one.
+  const q = ref.q ?? (ref.verb === 'decline' ? 0 : undefined)
+  const question = q === undefined ? undefined : card.questions[q]
+  if (!question || q === undefined) return refuse('unknown-question', 'That question is not on this card.')
+
+  switch (ref.verb) {
+    case 'skip':
+      return button('skip', ref.q)
+        ? act({ type: 'skip', questionId: question.id })
+        : refuse('not-applicable', NOT_OFFERED)
+    case 'other':
+    case 'form':
+    case 'decline': {
+      const kind = ref.verb === 'decline' ? 'decline' : 'other'
+      const control = form(kind, q)
+      if (!control) return refuse('not-applicable', NOT_OFFERED)
+      if (input.text === undefined) {
+        if (ref.verb === 'form') return refuse('not-applicable', 'That is not a button.')
+        if (!isLive(card)) return { kind: 'refusal', refusal: finishedRefusal(card) }
+        return { kind: 'form', form: kind, q }
+      }
+      const text = input.text.trim()
+      if (kind === 'decline') return act(text ? { type: 'decline', feedback: text } : { type: 'decline' })
+      return act({ type: 'other', questionId: question.id, text })
+    }
+    default:
+      break
+  }
+
+  // Options: choose/toggle name one option; choose/set without one carry menu values.
+  const picker = offered.find(
+    (c): c is Extract<Control, { kind: 'options' }> => c.kind === 'options' && c.q === q,
+  )
+  if (!picker) return refuse('not-applicable', NOT_OFFERED)
+  const allowed = new Map(picker.options.map((o) => [o.index, o.label]))
+  const unknown = refuse('unknown-option', 'That option is not on this card.')
+  if ((ref.verb === 'choose' || ref.verb === 'toggle') && ref.o !== undefined) {
+    const label = allowed.get(ref.o)
+    if (label === undefined) return unknown
+    if (ref.verb === 'toggle' && picker.mode !== 'any') return refuse('not-applicable', NOT_OFFERED)
+    return act({ type: ref.verb, questionId: question.id, label })
+  }
+  if (ref.verb !== 'choose' && ref.verb !== 'set') return refuse('not-applicable', NOT_OFFERED)
+  const from = input.window?.from ?? 0
+  const to = input.window?.to ?? Number.POSITIVE_INFINITY
+  const chosen: number[] = []
+  for (const value of input.values ?? []) {
+    const index = /^\d{1,4}$/.test(value) ? Number(value) : -1
+    if (!allowed.has(index) || index < from || index >= to) return unknown
+    if (!chosen.includes(index)) chosen.push(index)
+  }
+  const labels = (indexes: number[]) =>
+    picker.options.filter((o) => indexes.includes(o.index)).map((o) => o.label)
+  if (picker.mode === 'one') {
+    const [first, ...more] = chosen
+    if (first === undefined) return refuse('incomplete', 'Nothing was chosen.')
+    if (more.length > 0) return refuse('not-applicable', 'Choose only one option.')
+    return act({ type: 'choose', questionId: question.id, label: allowed.get(first) as string })
+  }
+  // A menu showing part of the options keeps what was chosen outside it.
+  const kept = picker.options.filter((o) => o.chosen && (o.index < from || o.index >= to)).map((o) => o.index)
+  return act({ type: 'set', questionId: question.id, labels: labels([...kept, ...chosen]) })
+}
