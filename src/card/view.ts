@@ -202,7 +202,8 @@ function questionControls(card: CardState, index: number): Control[] {
       form: 'other',
     })
   }
-  if (card.questions.length > 1)
+  // A required form field cannot be skipped, so it offers no Skip.
+  if (card.questions.length > 1 && !card.fields?.[q.id]?.required)
     controls.push({
       kind: 'button',
       ref: { verb: 'skip', q: index },
