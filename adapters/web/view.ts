@@ -23,7 +23,7 @@ export type WebControl =
       kind: 'options'
       q: number
       mode: 'one' | 'any'
-      options: Array<{ label: string; description?: string; chosen: boolean }>
+      options: Array<{ index: number; label: string; description?: string; chosen: boolean }>
     }
 
 /** One question as the inbox page shows it. Text fields are plain text (the page sets textContent); `*Html` fields are safe HTML. */
@@ -81,6 +81,7 @@ function webControl(c: Control): WebControl {
       q: c.q,
       mode: c.mode,
       options: c.options.map((o) => ({
+        index: o.index,
         label: o.label,
         ...(o.description ? { description: o.description } : {}),
         chosen: o.chosen,

@@ -56,7 +56,6 @@ runAdapterContract('web inbox (HTTP)', async (): Promise<ContractHarness> => {
     const body = (await res.json()) as { cards: WebCardView[] }
     return body.cards.find((c) => c.callId === callId)
   }
-  const live = (v: WebCardView | undefined) => v?.status === 'open' || v?.status === 'continued'
   const send = async (callId: string, action: CardAction, person: PersonSpec) => {
     const res = await fetch(`${base}/inbox/api/cards/${encodeURIComponent(callId)}/actions`, {
       method: 'POST',
@@ -66,35 +65,32 @@ runAdapterContract('web inbox (HTTP)', async (): Promise<ContractHarness> => {
     const body = (await res.json()) as { ok?: boolean; message?: string }
     if (body.message) noticeFor(person.userId, body.message)
   }
+  /** The controls the page shows, with the question each belongs to (-1: the card's footer). */
+  const controlsOf = (v: WebCardView) => [
+    ...v.questions.flatMap((q, qi) => q.controls.map((control) => ({ control, qi }))),
+    ...v.footer.map((control) => ({ control, qi: -1 })),
+  ]
   /** The action the page's control for `target` sends, or an error when the page shows no such control. */
   const actionFor = (v: WebCardView, target: ComponentTarget): CardAction => {
-    if (!live(v)) throw new Error(`card ${v.callId} is finished: no controls`)
-    const q = target.q === undefined ? undefined : v.questions[target.q]
-    const label = q && target.o !== undefined ? q.options[target.o]?.label : undefined
-    const intent = v.intent
-    switch (target.verb) {
-      case 'choose':
-      case 'toggle':
-        if (!q || label === undefined || v.kind !== 'questions') break
-        return { type: q.multiSelect ? 'toggle' : 'choose', questionId: q.id, label }
-      case 'skip':
-        if (!q || v.kind !== 'questions' || v.questions.length < 2) break
-        return { type: 'skip', questionId: q.id }
-      case 'submit':
-        if (v.kind !== 'questions') break
-        return { type: 'submit' }
-      case 'approve':
-        if (!intent) break
-        return { type: 'approve' }
-      case 'reject':
-        if (v.kind !== 'approval' || !intent?.reject) break
-        return { type: 'reject' }
-      case 'always':
-        if (!intent?.always) break
-        return { type: 'always' }
-      case 'hold':
-        if (v.deadline === undefined || v.status !== 'open') break
-        return { type: 'hold' }
+    if (!v.live) throw new Error(`card ${v.callId} is finished: no controls`)
+    const question = target.q === undefined ? undefined : v.questions[target.q]
+    for (const { control, qi } of controlsOf(v)) {
+      if (control.kind === 'options') {
+        const option = control.options.find((o) => o.index === target.o)
+        if ((target.verb === 'choose' || target.verb === 'toggle') && qi === target.q && question && option)
+          return {
+            type: control.mode === 'any' ? 'toggle' : 'choose',
+            questionId: question.id,
+            label: option.label,
+          }
+        continue
+      }
+      if (control.kind !== 'button' || control.verb !== target.verb) continue
+      if (control.verb === 'skip' && question && control.q === target.q)
+        return { type: 'skip', questionId: question.id }
+      if (control.verb === 'approve' || control.verb === 'reject' || control.verb === 'always')
+        return { type: control.verb }
+      if (control.verb === 'submit' || control.verb === 'hold') return { type: control.verb }
     }
     throw new Error(`the inbox shows no ${target.verb} control here`)
   }
@@ -117,16 +113,18 @@ runAdapterContract('web inbox (HTTP)', async (): Promise<ContractHarness> => {
       // The page has no menus: a selection is a press of each option's button.
       const v = await mustView(callId)
       for (const label of labels) {
-        const o = v.questions[q]?.options.findIndex((x) => x.label === label) ?? -1
+        const picker = v.questions[q]?.controls.find((c) => c.kind === 'options')
+        const o =
+          picker?.kind === 'options' ? (picker.options.find((x) => x.label === label)?.index ?? -1) : -1
         await send(callId, actionFor(v, { verb: 'toggle', q, o }), person)
       }
     },
     async submitForm(callId, verb, q, text, person) {
       const v = await mustView(callId)
       const question = v.questions[q]
-      if (!live(v) || !question) throw new Error('no text box here')
+      const form = question?.controls.find((c) => c.kind === 'form' && c.form === verb)
+      if (!v.live || !question || !form) throw new Error(`no ${verb} box here`)
       if (verb === 'decline') {
-        if (v.kind !== 'plan-review') throw new Error('no feedback box here')
         await send(callId, { type: 'decline', feedback: text }, person)
       } else {
         await send(callId, { type: 'other', questionId: question.id, text }, person)
@@ -143,16 +141,16 @@ runAdapterContract('web inbox (HTTP)', async (): Promise<ContractHarness> => {
         ...v.questions.flatMap((q) => [
           q.question,
           strip(q.detailHtml ?? ''),
-          ...q.options.map((o) => o.label),
+          ...q.controls.flatMap((c) => (c.kind === 'options' ? c.options.map((o) => o.label) : [])),
+          ...(q.answer ?? []),
         ]),
         v.status,
-        v.closedReason ?? '',
-        v.answeredBy ?? '',
+        ...v.statusLines.map((l) => l.text),
         ...(v.result ?? []).flatMap((a) => [...a.selected, a.custom ?? '']),
       ].join('\n')
     },
     async live(callId) {
-      return live(await view(callId))
+      return (await view(callId))?.live === true
     },
     async messageCount(callId) {
       return (await view(callId)) ? 1 : 0
