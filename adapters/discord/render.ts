@@ -19,6 +19,7 @@ import {
   statusText,
 } from '../../src/card/view.js'
 import { DISCORD_LIMITS as L } from './limits.js'
+import { markdownToDiscord } from './markdown.js'
 import { clamp, escapeInline, escapeMentions, splitMarkdown } from './text.js'
 import { type DiscordRow, optionsInText, rowsFor } from './widgets.js'
 
@@ -161,7 +162,7 @@ function questionEmbeds(view: CardView, q: QuestionView): APIEmbed[] {
   let embedTitle: string | undefined
   if (numbered.length <= L.embedTitle && !numbered.includes('\n')) embedTitle = numbered
   else body.push(`**${numbered}**`)
-  if (q.detail) body.push(escapeMentions(q.detail))
+  if (q.detail) body.push(markdownToDiscord(q.detail))
   const list = optionsInText(q.controls)
   if (list) body.push(list)
   const state = questionState(q)

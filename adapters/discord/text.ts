@@ -1,3 +1,5 @@
+import { cleanText } from '../../src/card/text.js'
+
 const ZWSP = '\u200b'
 
 /**
@@ -5,7 +7,9 @@ const ZWSP = '\u200b'
  * stops pings; this also stops `@everyone` or `<@&role>` from *looking* like a ping.
  */
 export function escapeMentions(text: string): string {
-  return text.replace(/@(everyone|here)/gi, `@${ZWSP}$1`).replace(/<(@[!&]?|#)(\d)/g, `<${ZWSP}$1$2`)
+  return cleanText(text)
+    .replace(/@(everyone|here)/gi, `@${ZWSP}$1`)
+    .replace(/<(@[!&]?|#)(\d)/g, `<${ZWSP}$1$2`)
 }
 
 /** Escape markdown and mentions, for agent text shown inline (option labels in a list, names). */
@@ -18,7 +22,7 @@ export function escapeInline(text: string): string {
  * full text is shown elsewhere on the card, so nothing is lost.
  */
 export function clamp(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
+  const flat = cleanText(text).replace(/\s+/g, ' ').trim()
   if (flat.length <= max) return flat
   let cut = max - 1
   if (isHighSurrogate(flat.charCodeAt(cut - 1))) cut--

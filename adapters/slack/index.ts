@@ -21,11 +21,12 @@ import { ChannelQueues, type RateLimitOptions } from './queue.js'
 import { boltLogger, createBoltApp, type SlackHttpReceiver } from './transport.js'
 
 export { decodePayload } from './decode.js'
+export { markdownToMrkdwn } from './markdown.js'
 export { declineModal, otherModal } from './modal.js'
-export { escapeMrkdwn, markdownToMrkdwn } from './mrkdwn.js'
 export { isSlackRef, type SlackRef } from './outbound.js'
 export type { RateLimitOptions } from './queue.js'
 export { cardToMessages, notificationText, type RenderOptions } from './render.js'
+export { escapeMrkdwn } from './text.js'
 export { signSlackRequest, verifySlackSignature } from './verify.js'
 
 export interface SlackAdapterOptions {

@@ -10,7 +10,8 @@ import { cardRef, decodeComponentId, encodeComponentId } from '../../src/card/co
 import { pickLocale } from '../../src/card/text.js'
 import type { CardState } from '../../src/card/types.js'
 import { type ModalView, type PlainText, SLACK_LIMITS } from './blocks.js'
-import { escapeMrkdwn, markdownToMrkdwn, truncateMrkdwn, truncatePlain } from './mrkdwn.js'
+import { markdownToMrkdwn } from './markdown.js'
+import { escapeMrkdwn, truncateMrkdwn, truncatePlain } from './text.js'
 
 /** Block and action ids of the modal inputs (what `view.state.values` is keyed by). */
 export const MODAL_INPUT = { block: 'answer', action: 'text' } as const

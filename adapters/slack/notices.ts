@@ -7,8 +7,8 @@ import type { webApi } from '@slack/bolt'
 import type { Logger } from '../../src/log.js'
 import type { ActionContext } from './decode.js'
 import { slackError } from './errors.js'
-import { escapeMrkdwn } from './mrkdwn.js'
 import type { ChannelQueues } from './queue.js'
+import { escapeMrkdwn } from './text.js'
 
 export interface NoticeDeps {
   client: webApi.WebClient

@@ -19,7 +19,8 @@ import {
   SLACK_LIMITS,
   type SlackMessage,
 } from './blocks.js'
-import { escapeMrkdwn, markdownToMrkdwn, splitMrkdwn, truncateMrkdwn, truncatePlain } from './mrkdwn.js'
+import { markdownToMrkdwn } from './markdown.js'
+import { escapeMrkdwn, splitMrkdwn, truncateMrkdwn, truncatePlain } from './text.js'
 import { type CallRef, componentId, controlElements, needsListing, plain } from './widgets.js'
 
 export interface RenderOptions {

@@ -14,7 +14,7 @@ import {
   type SlackOption,
   type SlackOptionGroup,
 } from './blocks.js'
-import { truncatePlain } from './mrkdwn.js'
+import { truncatePlain } from './text.js'
 
 /** The card a component belongs to: its callId and its agent's tag (see src/card/codec.ts). */
 export type CallRef = CardRef & { agent: string }

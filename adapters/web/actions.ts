@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import type { CardAction } from '../../src/card/types.js'
+import { cleanText } from '../../src/card/text.js'
+import type { CardAction, CardState } from '../../src/card/types.js'
 import { LIMITS } from '../../src/protocol/schemas.js'
 
 const qid = z.string().min(1).max(LIMITS.idLength)
@@ -72,3 +73,19 @@ const _sameActions: [Defined<Sent>] extends [CardAction]
     ? true
     : false
   : false = true
+
+/**
+ * The page shows labels cleaned for display (src/card/view.ts); an action names the card's own
+ * label, so a cleaned label is mapped back to the option it stands for.
+ */
+export function withCardLabels(action: CardAction, card: CardState): CardAction {
+  if (action.type !== 'choose' && action.type !== 'toggle' && action.type !== 'set') return action
+  const options = card.questions.find((q) => q.id === action.questionId)?.options ?? []
+  const real = (label: string) =>
+    options.find((o) => o.label === label)?.label ??
+    options.find((o) => cleanText(o.label) === label)?.label ??
+    label
+  return action.type === 'set'
+    ? { ...action, labels: action.labels.map(real) }
+    : { ...action, label: real(action.label) }
+}

@@ -12,7 +12,7 @@ import { Router } from '../../src/server/router.js'
 import { openSse, type SseStream } from '../../src/server/sse.js'
 import { callKeyString } from '../../src/store/fold.js'
 import type { CallKey, Store } from '../../src/store/types.js'
-import { actionRequestSchema, holdRequestSchema } from './actions.js'
+import { actionRequestSchema, holdRequestSchema, withCardLabels } from './actions.js'
 import { INBOX_CSP, inboxPage } from './page.js'
 import { cardToWebView, type WebCardView } from './view.js'
 
@@ -279,7 +279,7 @@ export class WebAdapter implements ChatAdapter {
       interaction: {
         id: parsed.data.id ?? `web-${randomUUID()}`,
         actor,
-        action: parsed.data.action as CardAction,
+        action: withCardLabels(parsed.data.action as CardAction, exists.state),
         at: this.now(),
       },
     })

@@ -54,6 +54,10 @@ h2.section { font-size: 13px; text-transform: uppercase; letter-spacing: .06em; 
 .detail pre code { padding: 0; background: none; }
 .detail blockquote { margin: 6px 0; padding-left: 10px; border-left: 3px solid var(--line); color: var(--muted); }
 .detail a { color: var(--accent); }
+.detail table { border-collapse: collapse; margin: 6px 0; display: block; overflow-x: auto; }
+.detail th, .detail td { border: 1px solid var(--line); padding: 3px 8px; text-align: left; }
+.detail ul, .detail ol { margin: 4px 0; padding-left: 22px; }
+.detail li > p { margin: 2px 0; }
 .options { display: flex; flex-wrap: wrap; gap: 8px; margin: 8px 0; }
 button, input, textarea { font: inherit; color: inherit; }
 button { cursor: pointer; border: 1px solid var(--line); background: var(--panel); border-radius: 8px; padding: 7px 14px; transition: background .12s, border-color .12s; }

@@ -1,4 +1,5 @@
 import { displayName } from '../../src/card/apply.js'
+import { cleanDeep } from '../../src/card/text.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import { type CardView, type Control, cardView, statusText, type Tone } from '../../src/card/view.js'
 import type { AskUserQuestionAnswerItem } from '../../src/protocol/types.js'
@@ -98,6 +99,11 @@ function webControl(c: Control): WebControl {
 
 /** Card state -> what the page renders. Pure; agent markdown becomes escaped, safe HTML here. */
 export function cardToWebView(card: CardState, version?: number, locale?: string): WebCardView {
+  // Answers and names below come from the card itself: cleaned like the view's text.
+  return cleanDeep(webView(card, version, locale))
+}
+
+function webView(card: CardState, version?: number, locale?: string): WebCardView {
   const view = cardView(card, locale)
   const questions = view.questions.map((q): WebQuestionView => {
     const s = q.status

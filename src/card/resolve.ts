@@ -97,7 +97,9 @@ export function resolveComponent(ref: ComponentRef, input: ComponentInput, card:
     (c): c is Extract<Control, { kind: 'options' }> => c.kind === 'options' && c.q === q,
   )
   if (!picker) return refuse('not-applicable', NOT_OFFERED)
-  const allowed = new Map(picker.options.map((o) => [o.index, o.label]))
+  // Real labels from the card (the view's are cleaned for display), for the options offered.
+  const real = (index: number) => question.options?.[index]?.label ?? ''
+  const allowed = new Map(picker.options.map((o) => [o.index, real(o.index)]))
   const unknown = refuse('unknown-option', 'That option is not on this card.')
   if ((ref.verb === 'choose' || ref.verb === 'toggle') && ref.o !== undefined) {
     const label = allowed.get(ref.o)
@@ -115,7 +117,7 @@ export function resolveComponent(ref: ComponentRef, input: ComponentInput, card:
     if (!chosen.includes(index)) chosen.push(index)
   }
   const labels = (indexes: number[]) =>
-    picker.options.filter((o) => indexes.includes(o.index)).map((o) => o.label)
+    picker.options.filter((o) => indexes.includes(o.index)).map((o) => real(o.index))
   if (picker.mode === 'one') {
     const [first, ...more] = chosen
     if (first === undefined) return refuse('incomplete', 'Nothing was chosen.')

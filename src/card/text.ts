@@ -60,3 +60,12 @@ const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g
 export function cleanText(text: string): string {
   return text.replace(/\r\n?/g, '\n').replace(BIDI_CONTROLS, '').replace(CONTROL_CHARS, '')
 }
+
+/** {@link cleanText} applied to every string of a plain data value (a view about to be rendered or sent). */
+export function cleanDeep<T>(value: T): T {
+  if (typeof value === 'string') return cleanText(value) as T
+  if (Array.isArray(value)) return value.map(cleanDeep) as T
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cleanDeep(v)])) as T
+  return value
+}

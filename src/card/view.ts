@@ -3,10 +3,13 @@
  * what each question shows as its state, and what the card's status lines say. Every surface
  * (Slack, Discord, the web inbox, test fakes) translates this into its own widgets and limits and
  * decides no card rule itself. {@link resolveComponent} (resolve.ts) is its inverse.
+ *
+ * Every string in the view has been through {@link cleanText}: labels are for display; actions
+ * name options by their real labels, which resolve.ts takes from the card, never from the view.
  */
 import { isLive } from './apply.js'
 import type { ComponentRef } from './codec.js'
-import { oncallText, pickLocale } from './text.js'
+import { cleanDeep, oncallText, pickLocale } from './text.js'
 import type { CardKind, CardState, CardStatus, Person } from './types.js'
 
 /** How strongly a surface should present a control (maps to button styles/colours). */
@@ -114,13 +117,9 @@ export const CARD_WORDS = {
   otherResponses: 'Other responses…',
 } as const
 
-export const OUTCOME_WORDS: Record<Outcome, string> = {
-  answered: 'Answered',
-  approved: 'Approved',
-  rejected: 'Rejected',
-  always: 'Always allowed',
-  'plan-approved': 'Plan approved',
-  'plan-declined': 'Plan declined',
+const OUTCOME_WORDS: Record<Outcome, string> = {
+  ...{ answered: 'Answered', approved: 'Approved', rejected: 'Rejected', always: 'Always allowed' },
+  ...{ 'plan-approved': 'Plan approved', 'plan-declined': 'Plan declined' },
 }
 
 /** Whether the card needs a Submit (batches, and a multi-select question, which never completes alone). */
@@ -359,7 +358,7 @@ export function cardView(card: CardState, locale?: string): CardView {
   const oncall = oncallText(card)
   if (oncall) view.oncall = oncall
   if (!live) view.tone = card.status === 'answered' ? outcomeOf(card).tone : 'neutral'
-  return view
+  return cleanDeep(view)
 }
 
 /** Every control of a view, questions first, then the footer. */

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { MIGRATION_PLAN, NESTED_PLAN } from '../fixtures/plans.js'
 import { request, startBridge, type TestBridge, until } from '../server/helpers.js'
 
 // Screenshots kept as test artifacts for a human to look at (test-results/ is gitignored).
@@ -344,3 +345,38 @@ test('the inbox screenshot is kept as a test artifact', async () => {
 })
 
 mkdirSync(SHOTS, { recursive: true })
+
+test('a plan from the corpus renders in the inbox with its numbering, nesting, table and code', async () => {
+  const asking = request(b.url, 'POST', '/v1/ask', {
+    callId: 'plan-corpus-1',
+    agentId: 'planner',
+    questions: [
+      {
+        id: 'plan',
+        question: 'Approve the session migration plan?',
+        detail: `${MIGRATION_PLAN}\n\n${NESTED_PLAN}\n\n<script>alert(1)</script> [bad](javascript:alert(1))`,
+        options: [{ label: 'Approve' }, { label: 'Revise' }],
+        intent: { kind: 'plan-review', approve: 'Approve' },
+      },
+    ],
+  })
+  const c = card('plan-corpus-1')
+  await c.waitFor()
+  const detail = c.locator('.detail').first()
+  // One list of five numbered steps (not five lists of one), and the browser numbers them 1..5.
+  expect(await detail.locator(':scope > ol').first().locator(':scope > li').count()).toBe(5)
+  expect(await detail.locator('ol[start="7"] > li').count()).toBe(2)
+  // Nested three deep: a bullet list inside a step, another inside that.
+  expect(await detail.locator('ol > li ul > li ul > li').count()).toBe(1)
+  expect(await detail.locator('table th').allTextContents()).toEqual(['Step', 'Risk', 'Rollback'])
+  expect(await detail.locator('table tbody tr').count()).toBe(3)
+  expect(await detail.locator('pre code.language-sql').textContent()).toContain('INSERT INTO sessions')
+  expect(await detail.locator('a[href^="https://wiki.example.com/"]').count()).toBe(1)
+  // Raw HTML and a javascript: link stay text.
+  expect(await detail.locator('script, a[href^="javascript"]').count()).toBe(0)
+  expect((await detail.textContent()) ?? '').toContain('<script>alert(1)</script>')
+  await c.scrollIntoViewIfNeeded()
+  await c.screenshot({ path: join(SHOTS, 'inbox-plan.png') })
+  await c.locator('button[data-act="approve"]').click()
+  expect((await asking).body.answers).toEqual([{ id: 'plan', selected: ['Approve'] }])
+})

@@ -2,6 +2,7 @@ import type { CardHost, ChatAdapter } from '../../src/answerer/adapter.js'
 import { displayName } from '../../src/card/apply.js'
 import { type ComponentRef, cardRef, decodeComponentId, encodeComponentId } from '../../src/card/codec.js'
 import { resolveComponent } from '../../src/card/resolve.js'
+import { cleanDeep } from '../../src/card/text.js'
 import type { CardState, Destination, Person } from '../../src/card/types.js'
 import { allControls, type ControlRef, cardView, statusText } from '../../src/card/view.js'
 
@@ -43,7 +44,7 @@ export function cardToMemoryMessage(card: CardState): Pick<MemoryMessage, 'text'
       id({ verb: c.mode === 'any' ? 'set' : 'choose', q: c.q }),
     ]
   })
-  return { text: lines.join('\n'), components }
+  return cleanDeep({ text: lines.join('\n'), components })
 }
 
 /**

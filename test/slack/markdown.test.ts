@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  escapeMrkdwn,
-  inlineToMrkdwn,
-  markdownToMrkdwn,
-  splitMrkdwn,
-  truncateMrkdwn,
-  truncatePlain,
-} from '../../adapters/slack/mrkdwn.js'
+import { markdownToMrkdwn } from '../../adapters/slack/markdown.js'
+import { escapeMrkdwn, splitMrkdwn, truncateMrkdwn, truncatePlain } from '../../adapters/slack/text.js'
 
 /** Anything Slack would turn into a notification or a link we did not build. */
 const PINGS = /<(!channel|!here|!everyone|@[UW]|!subteam\^|#C)/
@@ -26,7 +20,7 @@ describe('escaping agent text', () => {
     '&lt;!channel&gt;',
     'ping <!channel|channel> now',
   ])('agent text %j never becomes a mention', (text) => {
-    for (const out of [escapeMrkdwn(text), markdownToMrkdwn(text), inlineToMrkdwn(text)]) {
+    for (const out of [escapeMrkdwn(text), markdownToMrkdwn(text)]) {
       expect(out).not.toMatch(PINGS)
     }
   })
@@ -47,11 +41,11 @@ describe('escaping agent text', () => {
 
 describe('markdown to mrkdwn', () => {
   it('converts emphasis, strike, code and links', () => {
-    expect(inlineToMrkdwn('**bold** and *it* and ~~gone~~ and `a<b`')).toBe(
+    expect(markdownToMrkdwn('**bold** and *it* and ~~gone~~ and `a<b`')).toBe(
       '*bold* and _it_ and ~gone~ and `a&lt;b`',
     )
-    expect(inlineToMrkdwn('see [docs](https://x.dev/p)')).toBe('see <https://x.dev/p|docs>')
-    expect(inlineToMrkdwn('<https://x.dev>')).toBe('<https://x.dev|https://x.dev>')
+    expect(markdownToMrkdwn('see [docs](https://x.dev/p)')).toBe('see <https://x.dev/p|docs>')
+    expect(markdownToMrkdwn('<https://x.dev>')).toBe('<https://x.dev/|https://x.dev>')
   })
 
   it('converts headings, bullets, quotes, rules, tables and fences', () => {
@@ -60,11 +54,15 @@ describe('markdown to mrkdwn', () => {
       '',
       '- one',
       '  * two',
+      '',
       '> quoted',
+      '',
       '---',
+      '',
       '| a | b |',
       '|---|---|',
       '| 1 | 2 |',
+      '',
       '```ts',
       'if (a < b) {}',
       '```',
@@ -74,14 +72,18 @@ describe('markdown to mrkdwn', () => {
         '*Plan*',
         '',
         '• one',
-        '  • two',
+        '    ◦ two',
+        '',
         '&gt; quoted',
+        '',
         '──────────',
+        '',
         '```',
-        '| a | b |',
-        '|---|---|',
-        '| 1 | 2 |',
+        'a | b',
+        '--|--',
+        '1 | 2',
         '```',
+        '',
         '```',
         'if (a &lt; b) {}',
         '```',

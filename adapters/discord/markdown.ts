@@ -1,0 +1,110 @@
+/**
+ * The parsed markdown tree (src/card/markdown.ts) printed as Discord markdown. Discord renders
+ * headings (#, ##, ###), lists, quotes, code and masked links, but no tables: tables become
+ * aligned code blocks. Ordered lists keep their own numbers. Every text node is escaped
+ * (markdown characters and mentions), so agent text never pings, never forms a masked link and
+ * never changes the markup around it.
+ */
+import {
+  type Nodes,
+  type PhrasingContent,
+  parseMarkdown,
+  plainText,
+  tableLines,
+} from '../../src/card/markdown.js'
+import { escapeInline, escapeMentions } from './text.js'
+
+/** Code is shown as is; backtick runs that could close our fence are neutralised. */
+const code = (text: string) => escapeMentions(text).replace(/`/g, 'ˋ')
+
+function inline(nodes: readonly PhrasingContent[]): string {
+  return nodes.map(phrasing).join('')
+}
+
+function wrap(marker: string, inner: string): string {
+  const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(inner)
+  if (!m?.[2]) return inner
+  return `${m[1]}${marker}${m[2]}${marker}${m[3]}`
+}
+
+function phrasing(node: PhrasingContent): string {
+  switch (node.type) {
+    case 'text':
+      return escapeInline(node.value)
+    case 'strong':
+      return wrap('**', inline(node.children))
+    case 'emphasis':
+      return wrap('*', inline(node.children))
+    case 'delete':
+      return wrap('~~', inline(node.children))
+    case 'inlineCode':
+      return node.value === '' ? '' : `\`${code(node.value).replace(/\n/g, ' ')}\``
+    case 'break':
+      return '\n'
+    case 'link': {
+      const label = escapeInline(plainText(node).replace(/\s+/g, ' ').trim() || node.url)
+      return `[${label}](${node.url.replace(/[()<> ]/g, encodeURIComponent)})`
+    }
+    default:
+      return escapeInline(plainText(node))
+  }
+}
+
+function block(node: Nodes): string {
+  switch (node.type) {
+    case 'paragraph':
+      return inline(node.children)
+    case 'heading': {
+      const text = inline(node.children).replace(/\n/g, ' ')
+      return node.depth <= 3 ? `${'#'.repeat(node.depth)} ${text}` : wrap('**', text)
+    }
+    case 'thematicBreak':
+      return '──────────'
+    case 'blockquote':
+      // Discord quotes do not nest: a quote inside a quote is one quote.
+      return blocks(node.children)
+        .split('\n')
+        .map((line) => (line.startsWith('> ') ? line : `> ${line}`))
+        .join('\n')
+    case 'code':
+      return `\`\`\`${/^[\w+-]{1,20}$/.test(node.lang ?? '') ? node.lang : ''}\n${code(node.value)}\n\`\`\``
+    case 'list': {
+      const start = node.start ?? 1
+      return node.children
+        .map((item, i) => {
+          const marker = node.ordered ? `${start + i}.` : '-'
+          const check = item.checked === true ? '☑ ' : item.checked === false ? '☐ ' : ''
+          const [first = '', ...rest] = blocks(item.children, '\n').split('\n')
+          const pad = ' '.repeat(marker.length + 1)
+          return [`${marker} ${check}${first}`, ...rest.map((l) => (l === '' ? l : pad + l))].join('\n')
+        })
+        .join('\n')
+    }
+    case 'table': {
+      const rows = node.children.map((row) =>
+        row.children.map((cell) => plainText(cell).replace(/\s+/g, ' ').trim()),
+      )
+      return `\`\`\`\n${tableLines(rows).map(code).join('\n')}\n\`\`\``
+    }
+    case 'footnoteDefinition':
+      return `[^${escapeInline(node.identifier)}]: ${blocks(node.children)}`
+    case 'listItem':
+      return blocks(node.children)
+    default:
+      return 'children' in node
+        ? inline(node.children as PhrasingContent[])
+        : phrasing(node as PhrasingContent)
+  }
+}
+
+function blocks(nodes: readonly Nodes[], separator = '\n\n'): string {
+  return nodes
+    .map(block)
+    .filter((s) => s !== '')
+    .join(separator)
+}
+
+/** Agent markdown as Discord markdown (see the module comment). */
+export function markdownToDiscord(markdown: string): string {
+  return blocks(parseMarkdown(markdown).children)
+}

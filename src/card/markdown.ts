@@ -1,0 +1,139 @@
+/**
+ * Agent markdown, parsed once (micromark + mdast with GitHub-flavoured extensions: tables, task
+ * lists, strikethrough, autolinks) into a tree every surface prints in its own syntax: Slack
+ * mrkdwn, Discord markdown, sanitized HTML for the inbox. No surface parses markdown itself.
+ *
+ * The tree is normalised for printing: text is {@link cleanText}ed (no bidi overrides or control
+ * characters), raw HTML becomes literal text, reference links are resolved, and link URLs that
+ * are not http(s) or mailto lose their link.
+ */
+import type { Nodes, Parent, PhrasingContent, Root } from 'mdast'
+import { fromMarkdown } from 'mdast-util-from-markdown'
+import { gfmFromMarkdown } from 'mdast-util-gfm'
+import { gfm } from 'micromark-extension-gfm'
+import { cleanText } from './text.js'
+
+export type { Nodes, PhrasingContent, Root }
+
+const SAFE_PROTOCOLS = new Set(['http:', 'https:', 'mailto:'])
+
+/** The URL when it is an absolute http(s) or mailto URL a reader may follow; otherwise undefined. */
+export function safeUrl(url: string): string | undefined {
+  if (/[\s\u0000-\u001F<>"`]/.test(url)) return undefined
+  try {
+    const parsed = new URL(url)
+    return SAFE_PROTOCOLS.has(parsed.protocol) ? parsed.href : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The plain text of a node (what a reader sees, without markup). */
+export function plainText(node: Nodes): string {
+  if ('value' in node && typeof node.value === 'string') return node.value
+  if ('children' in node) return (node.children as Nodes[]).map(plainText).join('')
+  if (node.type === 'break') return '\n'
+  if (node.type === 'image' || node.type === 'imageReference') return node.alt ?? ''
+  return ''
+}
+
+/** Parsed trees of recent texts: a card is re-rendered on every click, its plan is not re-parsed. */
+const cache = new Map<string, Root>()
+const CACHE_ENTRIES = 32
+
+/** Parse agent markdown into the normalised tree (see the module comment). Never throws. */
+export function parseMarkdown(markdown: string): Root {
+  const hit = cache.get(markdown)
+  if (hit) {
+    cache.delete(markdown)
+    cache.set(markdown, hit)
+    return hit
+  }
+  const tree = fromMarkdown(cleanText(markdown), {
+    extensions: [gfm()],
+    mdastExtensions: [gfmFromMarkdown()],
+  })
+  normalise(tree)
+  cache.set(markdown, tree)
+  if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value as string)
+  return tree
+}
+
+function normalise(tree: Root): void {
+  const definitions = new Map<string, { url: string; title?: string | null }>()
+  const collect = (node: Nodes) => {
+    if (node.type === 'definition')
+      definitions.set(node.identifier, { url: node.url, title: node.title ?? null })
+    if ('children' in node) for (const child of node.children as Nodes[]) collect(child)
+  }
+  collect(tree)
+  const visit = (parent: Parent) => {
+    const out: Nodes[] = []
+    for (const node of parent.children as Nodes[]) {
+      switch (node.type) {
+        case 'definition':
+          continue // resolved into the links that use it
+        case 'html': {
+          // Raw HTML is shown as typed; an HTML block becomes a paragraph of that text.
+          const text = { type: 'text' as const, value: node.value }
+          out.push(
+            parent.type === 'paragraph' || 'value' in parent ? text : { type: 'paragraph', children: [text] },
+          )
+          continue
+        }
+        case 'linkReference':
+        case 'imageReference': {
+          const def = definitions.get(node.identifier)
+          const label =
+            node.type === 'linkReference' ? node.children : [{ type: 'text' as const, value: node.alt ?? '' }]
+          if (!def) {
+            out.push({ type: 'text', value: `[${label.map(plainText).join('')}]` })
+            continue
+          }
+          out.push(linkOrText(def.url, label as PhrasingContent[]))
+          continue
+        }
+        case 'link': {
+          const link = linkOrText(node.url, node.children)
+          if (link.type === 'link') visit(link)
+          out.push(link)
+          continue
+        }
+        case 'image':
+          out.push(linkOrText(node.url, [{ type: 'text', value: node.alt || node.url }]))
+          continue
+        default:
+          out.push(node)
+      }
+      if ('children' in node) visit(node as Parent)
+    }
+    parent.children = out as Parent['children']
+  }
+  visit(tree)
+}
+
+/** A link when its URL is safe; otherwise its text followed by the URL as plain text. */
+function linkOrText(url: string, children: PhrasingContent[]): PhrasingContent {
+  const safe = safeUrl(url)
+  if (safe) return { type: 'link', url: safe, children }
+  const label = children.map(plainText).join('')
+  return { type: 'text', value: label && label !== url ? `${label} (${url})` : url }
+}
+
+/** Cell texts of a table, padded to aligned columns, for surfaces without tables (a monospace block). */
+export function tableLines(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = []
+  for (const row of rows)
+    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, [...cell].length)
+  const line = (row: readonly string[]) =>
+    widths
+      .map((w, i) => {
+        const cell = row[i] ?? ''
+        return cell + ' '.repeat(w - [...cell].length)
+      })
+      .join(' | ')
+      .trimEnd()
+  const [head, ...body] = rows
+  if (!head) return []
+  return [line(head), widths.map((w) => '-'.repeat(Math.max(w, 1))).join('-|-'), ...body.map(line)]
+}
