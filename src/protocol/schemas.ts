@@ -70,16 +70,44 @@ export const pendingSchema = z.strictObject({ pending: z.literal(true), callId: 
 
 export const timedResultSchema = z.union([answerSchema, pendingSchema])
 
-export const projectionViewSchema = z.strictObject({
-  active: z.array(
-    z.strictObject({
-      callId: z.string(),
-      questions: questionsSchema,
-      state: z.enum(['open', 'continued']),
-    }),
-  ),
-  settled: z.array(z.strictObject({ callId: z.string(), answers: z.array(answerItemSchema) })),
-})
+/**
+ * One agent's projection, as strict as the wire view: every row names a call (non-empty callId,
+ * at most once across active and settled) and an active row has questions.
+ */
+export const projectionViewSchema = z
+  .strictObject({
+    active: z.array(
+      z.strictObject({
+        callId: z.string().min(1, 'callId must not be empty'),
+        questions: questionsSchema.min(1, 'an active call has at least one question'),
+        state: z.enum(['open', 'continued']),
+      }),
+    ),
+    settled: z.array(
+      z.strictObject({
+        callId: z.string().min(1, 'callId must not be empty'),
+        answers: z.array(answerItemSchema),
+      }),
+    ),
+  })
+  .superRefine((view, ctx) => {
+    const seen = new Set<string>()
+    for (const [list, rows] of [
+      ['active', view.active],
+      ['settled', view.settled],
+    ] as const) {
+      for (const [i, row] of rows.entries()) {
+        if (seen.has(row.callId)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [list, i, 'callId'],
+            message: `callId "${row.callId}" appears more than once`,
+          })
+        }
+        seen.add(row.callId)
+      }
+    }
+  })
 
 export const lateReplySchema = z.strictObject({
   source: z.literal('user-question-reply'),

@@ -104,7 +104,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
     options.replicas?.leaseMs === undefined ? {} : { leaseMs: options.replicas.leaseMs },
   )
   const store = raw
-  const service = new UserQuestionService({ store })
+  const service = new UserQuestionService({ store, logger: log })
   let built: BuiltAdapters | undefined
   let chat: ChatAnswerer | undefined
   let http: BridgeHttpServer | undefined

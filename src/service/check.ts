@@ -23,7 +23,9 @@ export function checkRequest(request: AskUserQuestionRequest, timed: boolean, ag
     if (request.agent.delegated) {
       throw new UserQuestionError(
         'DELEGATED_CALLER',
-        `agent "${request.agent.id}" is delegated: it has no human to ask`,
+        `agent "${request.agent.id}" is a delegated sub-agent and has no person to ask. Do not ask ` +
+          'again: finish what you can and put the open question in your final result, so the agent ' +
+          'that delegated to you can ask it.',
       )
     }
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
+import { type Logger, silentLogger } from '../log.js'
 import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
 import type {
   Agent,
@@ -32,6 +33,8 @@ export interface UserQuestionServiceOptions {
   agents?: AgentRegistry
   /** Clock for deadlines. @default Date.now */
   now?: () => number
+  /** Where a failing event listener is reported (it never fails the call that emitted). */
+  logger?: Logger
 }
 
 interface Flight {
@@ -51,6 +54,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
   readonly store: Store
   readonly agents: AgentRegistry
   private readonly now: () => number
+  private readonly log: Logger
   private readonly waterfall = new Waterfall()
   private readonly waits: TimedWaits
   private readonly flights = new Map<string, Flight>()
@@ -61,6 +65,28 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     this.agents = options.agents ?? new AgentRegistry()
     this.now = options.now ?? Date.now
     this.waits = new TimedWaits(() => this.now())
+    this.log = options.logger ?? silentLogger
+  }
+
+  /**
+   * Tell listeners what happened. What they do with it is theirs: a listener that throws is
+   * logged and never undoes or misreports what was already recorded (a queued reply stays queued).
+   */
+  override emit<K extends keyof ServiceEvents>(event: K, ...args: ServiceEvents[K]): boolean {
+    const listeners = this.listeners(event) as Array<(...a: ServiceEvents[K]) => unknown>
+    for (const listener of listeners) {
+      try {
+        const result = listener.apply(this, args)
+        if (result instanceof Promise) {
+          result.catch((error: unknown) =>
+            this.log.error('a service event listener failed', { event, error }),
+          )
+        }
+      } catch (error) {
+        this.log.error('a service event listener failed', { event, error })
+      }
+    }
+    return listeners.length > 0
   }
 
   /**

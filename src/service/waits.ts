@@ -68,6 +68,12 @@ export class TimedWaits {
   ): AsyncGenerator<{ remainingMs: number }, void, undefined> {
     const wait = this.#waits.get(key(agentId, callId))
     if (!wait || wait.ended || signal?.aborted) return
+    // Past its deadline with nobody holding it, the wait has expired even if its timer has not
+    // fired yet: it expires now and there is nothing to claim.
+    if (wait.claims === 0 && this.#now() >= wait.deadline) {
+      wait.expire()
+      return
+    }
     wait.claims++
     if (wait.timer) clearTimeout(wait.timer)
     wait.timer = undefined
