@@ -8,7 +8,9 @@ import { describeZodError } from '../../src/protocol/schemas.js'
 import { sendJson as send } from '../../src/server/api.js'
 import { readJson } from '../../src/server/body.js'
 import { errorResponse, HttpError } from '../../src/server/errors.js'
+import type { InboxContext } from '../../src/server/http.js'
 import { Router } from '../../src/server/router.js'
+import type { SignedInUser } from '../../src/server/signin.js'
 import { openSse, type SseStream } from '../../src/server/sse.js'
 import { callKeyString } from '../../src/store/fold.js'
 import type { CallKey, Store } from '../../src/store/types.js'
@@ -60,6 +62,8 @@ export class WebAdapter implements ChatAdapter {
   /** Cards seen through post/update, with a local version (used when there is no store). */
   private readonly seen = new Map<string, { state: CardState; version: number }>()
   private readonly routes = new Router()
+  /** Who is signed in, per request being served (inbox sign-in). */
+  private readonly signedIn = new WeakMap<IncomingMessage, SignedInUser>()
   private stopped = false
 
   constructor(options: WebAdapterOptions = {}) {
@@ -74,6 +78,7 @@ export class WebAdapter implements ChatAdapter {
       })
       .add('GET', '/inbox', ({ res }) => this.page(res))
       .add('GET', '/inbox/api/cards', ({ res }) => this.listCards(res))
+      .add('GET', '/inbox/api/me', ({ req, res }) => this.me(req, res))
       .add('GET', '/inbox/api/events', ({ req, res }) => this.events(req, res))
       .add('POST', '/inbox/api/cards/:callId/actions', ({ req, res, params, url }) =>
         this.action(req, res, params.callId ?? '', url.searchParams.get('agentId') ?? undefined),
@@ -123,7 +128,13 @@ export class WebAdapter implements ChatAdapter {
    * Serve the inbox routes. Resolves true when the request was the inbox's (answered here),
    * false when it belongs to someone else. Authentication is the caller's job.
    */
-  async handleHttp(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  async handleHttp(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    context: InboxContext = {},
+  ): Promise<boolean> {
+    if (context.user) this.signedIn.set(req, context.user)
     const match = this.routes.match(req.method ?? 'GET', url.pathname)
     if (!('handler' in match)) {
       if (match.allowed.length === 0) return false
@@ -160,6 +171,19 @@ export class WebAdapter implements ChatAdapter {
       'cache-control': 'no-store',
     })
     res.end(html)
+  }
+
+  /** Who the page answers as: the signed-in person (with the session's CSRF token), or nobody. */
+  private me(req: IncomingMessage, res: ServerResponse): void {
+    const user = this.signedIn.get(req)
+    send(
+      res,
+      200,
+      user
+        ? { signedIn: true, userId: user.email, name: user.name, email: user.email, csrf: user.csrf }
+        : { signedIn: false },
+      { 'cache-control': 'no-store' },
+    )
   }
 
   private async listCards(res: ServerResponse): Promise<void> {
@@ -244,9 +268,15 @@ export class WebAdapter implements ChatAdapter {
       throw new HttpError(400, 'BAD_HOLD', `bad hold renewal: ${describeZodError(parsed.error)}`)
     if (!this.host) throw new HttpError(503, 'NOT_STARTED', 'the inbox is not started yet')
     const key = await this.resolve(callId, agentId)
-    const person = personOf(parsed.data.person?.name)
+    const person = this.actorOf(req, parsed.data.person?.name)
     const held = key ? ((await this.host.renewHold?.(cardRef(key), person)) ?? false) : false
     send(res, 200, { held })
+  }
+
+  /** Who acts: the signed-in person (a name in the request is then not used), else the typed name. */
+  private actorOf(req: IncomingMessage, name: string | undefined): Person {
+    const user = this.signedIn.get(req)
+    return user ? { platform: 'web', userId: user.email, name: user.name, email: user.email } : personOf(name)
   }
 
   /** JSON only: a cross-site form cannot send it without a CORS preflight we never grant. */
@@ -272,7 +302,7 @@ export class WebAdapter implements ChatAdapter {
     if (!key || !exists || !(await this.postedHere(key))) {
       throw new HttpError(404, 'NOT_FOUND', `no question "${callId}" in the inbox`)
     }
-    const actor = personOf(parsed.data.person?.name)
+    const actor = this.actorOf(req, parsed.data.person?.name)
     // JSON cannot carry an explicit undefined, so the parsed action is a CardAction as-is.
     const outcome = await this.host.handle({
       ...cardRef(key),

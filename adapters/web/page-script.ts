@@ -15,8 +15,34 @@ nameInput.addEventListener('input', function () {
   renderAll();
 });
 
-function myName() { return nameInput.value.trim(); }
-function myUserId() { var n = myName(); return n ? 'web:' + n : 'local'; }
+// Signed in (inbox sign-in): who the server answers as, and the session's CSRF token.
+var me = null;
+function myName() { return me ? me.name : nameInput.value.trim(); }
+function myUserId() { if (me) return me.userId; var n = myName(); return n ? 'web:' + n : 'local'; }
+function writeHeaders() {
+  var headers = { 'content-type': 'application/json' };
+  if (me) headers['x-csrf-token'] = me.csrf;
+  return headers;
+}
+
+async function whoAmI() {
+  var res = await fetch('/inbox/api/me');
+  if (!res.ok) return;
+  var data = await res.json();
+  if (!data.signedIn) return;
+  me = data;
+  // The name comes from the sign-in and cannot be edited: show it, with a way out.
+  var label = nameInput.parentNode;
+  var who = h('span', { className: 'me', id: 'signed-in' }, 'Signed in as ', h('b', { text: data.name }), ' (' + data.email + ')',
+    h('button', { className: 'link', id: 'sign-out', onclick: async function () {
+      await fetch('/inbox/logout', { method: 'POST', headers: writeHeaders() });
+      me = null;
+      document.body.textContent = '';
+      document.body.appendChild(h('p', { className: 'signed-out' }, 'You are signed out. ', h('a', { href: '/inbox/login', text: 'Sign in again' })));
+    } }, 'Sign out'));
+  label.replaceWith(who);
+  renderAll();
+}
 
 function h(tag, attrs) {
   var el = document.createElement(tag);
@@ -73,7 +99,7 @@ async function act(card, action) {
   try {
     res = await fetch('/inbox/api/cards/' + encodeURIComponent(card.callId) + '/actions?agentId=' + encodeURIComponent(card.agentId), {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: writeHeaders(),
       body: JSON.stringify(body),
     });
     data = await res.json();
@@ -242,6 +268,7 @@ function renderCard(card) {
   }
   el.appendChild(head);
   var body = h('div', { className: 'card-body' });
+  if (card.oncall && open) body.appendChild(h('div', { className: 'draft-note', text: card.oncall }));
   if (!open) {
     body.appendChild(renderSettled(card));
   } else card.questions.forEach(function (q, qi) { body.appendChild(renderQuestion(card, q, qi)); });
@@ -308,7 +335,7 @@ setInterval(function () {
     if (!mine) return;
     fetch('/inbox/api/cards/' + encodeURIComponent(card.callId) + '/hold?agentId=' + encodeURIComponent(card.agentId), {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: writeHeaders(),
       body: JSON.stringify({ person: myName() ? { name: myName() } : {} }),
     }).catch(function () {});
   });
@@ -341,6 +368,8 @@ function connect() {
 }
 
 renderAll();
-load().catch(function () {});
-connect();
+whoAmI().catch(function () {}).then(function () {
+  load().catch(function () {});
+  connect();
+});
 `

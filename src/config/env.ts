@@ -119,6 +119,10 @@ export const envSchema = z.object({
     message: 'must be a Discord channel id (a snowflake, digits only)',
   }),
   DISCORD_API_URL: url('the Discord REST API'),
+  ASKBRIDGE_OIDC_ISSUER: url('the OpenID Connect provider (its issuer URL)'),
+  ASKBRIDGE_OIDC_CLIENT_ID: optionalText,
+  ASKBRIDGE_OIDC_CLIENT_SECRET: optionalText,
+  ASKBRIDGE_OIDC_REDIRECT_URI: url('the inbox sign-in callback (https://HOST/inbox/callback)'),
   PAGERDUTY_API_TOKEN: optionalText,
   PAGERDUTY_API_URL: url('the PagerDuty REST API'),
   DISCORD_PUBLIC_KEY: optionalText.refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v), {
@@ -150,6 +154,17 @@ function crossProblems(raw: Record<string, string | undefined>): string[] {
     for (const key of ['SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_CHANNEL']) {
       if (get(key) !== undefined) problems.push(`${key} is set but SLACK_BOT_TOKEN is not`)
     }
+  }
+  const oidc = ['ASKBRIDGE_OIDC_ISSUER', 'ASKBRIDGE_OIDC_CLIENT_ID', 'ASKBRIDGE_OIDC_CLIENT_SECRET']
+  const oidcSet = oidc.filter((key) => get(key) !== undefined)
+  if (oidcSet.length > 0 && oidcSet.length < oidc.length) {
+    const missing = oidc.filter((key) => get(key) === undefined)
+    problems.push(
+      `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} needed with ${oidcSet.join(' and ')} (inbox sign-in)`,
+    )
+  }
+  if (get('ASKBRIDGE_OIDC_REDIRECT_URI') !== undefined && oidcSet.length === 0) {
+    problems.push('ASKBRIDGE_OIDC_REDIRECT_URI is set but ASKBRIDGE_OIDC_ISSUER is not')
   }
   if (get('DISCORD_BOT_TOKEN') === undefined) {
     for (const key of ['DISCORD_CHANNEL_ID', 'DISCORD_PUBLIC_KEY']) {
@@ -202,5 +217,6 @@ export function secretsOf(config: Config): string[] {
     config.DISCORD_BOT_TOKEN,
     dbPassword(config.ASKBRIDGE_DB),
     config.PAGERDUTY_API_TOKEN,
+    config.ASKBRIDGE_OIDC_CLIENT_SECRET,
   ].filter((v): v is string => typeof v === 'string' && v.length > 0)
 }

@@ -10,11 +10,23 @@ import { addHookRoutes } from './hooks.js'
 import { Metrics } from './metrics.js'
 import { Router } from './router.js'
 import { sendTokenPage } from './token-page.js'
+import type { SignedInUser } from './signin.js'
 
 /** Something else that answers HTTP on the bridge's port (the web inbox). */
 export interface HttpMount {
-  /** Resolves true when it answered the request. */
-  handleHttp(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>
+  /** Resolves true when it answered the request. `context.user`: who is signed in to the inbox. */
+  handleHttp(req: IncomingMessage, res: ServerResponse, url: URL, context?: InboxContext): Promise<boolean>
+}
+
+/** What the server knows about an inbox request. */
+export interface InboxContext {
+  /** The signed-in person (inbox sign-in through OpenID Connect). */
+  user?: SignedInUser
+}
+
+/** Inbox sign-in: answers its own routes and refusals (undefined), or names the signed-in person. */
+export interface InboxGate {
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<SignedInUser | undefined>
 }
 
 /** A platform webhook on the bridge's port (Slack HTTP mode, Discord interactions). Verified by signature, not by the API token. */
@@ -39,6 +51,8 @@ export interface HttpServerOptions {
   heartbeatMs?: number
   /** Hook requests without `?timeout=` answer "no decision" before this (ASKBRIDGE_HOOK_TIMEOUT). @default 55000 */
   hookTimeoutMs?: number
+  /** Inbox sign-in: with it, /inbox needs a session (not the API token or a loopback Host). */
+  signIn?: InboxGate
 }
 
 /** The running HTTP side of the bridge. */
@@ -144,7 +158,12 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       return
     }
     const inbox = INBOX_PATH.test(url.pathname)
-    if (token === undefined) {
+    let user: SignedInUser | undefined
+    if (inbox && options.signIn) {
+      // Signed in: the session (and its CSRF token on writes) is the inbox's authentication.
+      user = await options.signIn.handle(req, res, url)
+      if (!user) return
+    } else if (token === undefined) {
       // Without a token only loopback names are served, which defeats DNS rebinding.
       if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
         throw new HttpError(
@@ -182,7 +201,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       throw unauthorized()
     }
     for (const mount of options.mounts ?? []) {
-      if (await mount.handleHttp(req, res, url)) return
+      if (await mount.handleHttp(req, res, url, user ? { user } : {})) return
     }
     const match = router.match(method, url.pathname)
     if (!('handler' in match)) {

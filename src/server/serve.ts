@@ -15,6 +15,7 @@ import { connectStore } from '../store/index.js'
 import type { Store } from '../store/types.js'
 import { type BridgeHttpServer, createHttpServer, type HttpMount, type WebhookMount } from './http.js'
 import { Metrics } from './metrics.js'
+import { InboxSignIn } from './signin.js'
 
 /** The web inbox as the server sees it. */
 export interface WebInbox extends ChatAdapter, HttpMount {
@@ -68,6 +69,8 @@ export interface ServeOptions {
    * dead bridges' deadlines and missed notifications are re-checked (@default 2000).
    */
   replicas?: { leaseMs?: number; intervalMs?: number }
+  /** Inbox sign-in sessions: lifetime (default 8 hours) and clock (tests). */
+  inboxSession?: { ttlMs?: number; now?: () => number }
 }
 
 /** A running bridge. */
@@ -99,6 +102,19 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
   const routes = options.routes ?? (config.ASKBRIDGE_ROUTES ? loadRoutes(config.ASKBRIDGE_ROUTES) : undefined)
   // Routes naming PagerDuty: the token and every schedule and policy are checked before anything opens.
   const pagerDuty = await pagerDutyForRoutes(routes, config, log)
+  // Inbox sign-in: the provider must answer now, or serve refuses to start (naming the variable).
+  const signIn =
+    config.ASKBRIDGE_OIDC_ISSUER && config.ASKBRIDGE_OIDC_CLIENT_ID && config.ASKBRIDGE_OIDC_CLIENT_SECRET
+      ? await InboxSignIn.discover({
+          issuer: config.ASKBRIDGE_OIDC_ISSUER,
+          clientId: config.ASKBRIDGE_OIDC_CLIENT_ID,
+          clientSecret: config.ASKBRIDGE_OIDC_CLIENT_SECRET,
+          redirectUri: config.ASKBRIDGE_OIDC_REDIRECT_URI,
+          logger: log,
+          ...(options.inboxSession?.ttlMs === undefined ? {} : { sessionTtlMs: options.inboxSession.ttlMs }),
+          ...(options.inboxSession?.now ? { now: options.inboxSession.now } : {}),
+        })
+      : undefined
   const raw = await connectStore(
     config.ASKBRIDGE_DB,
     options.replicas?.leaseMs === undefined ? {} : { leaseMs: options.replicas.leaseMs },
@@ -148,6 +164,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       ...(config.ASKBRIDGE_API_TOKEN ? { apiToken: config.ASKBRIDGE_API_TOKEN } : {}),
       logger: log,
       metrics,
+      ...(signIn ? { signIn } : {}),
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       hookTimeoutMs: config.ASKBRIDGE_HOOK_TIMEOUT,
     })
@@ -165,6 +182,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       adapters: built.adapters.map((a) => a.platform),
       destinations: built.destinations.map((d) => `${d.platform}${d.channel ? `:${d.channel}` : ''}`),
       auth: config.ASKBRIDGE_API_TOKEN ? 'bearer token' : 'loopback only',
+      inboxSignIn: signIn ? 'OpenID Connect' : 'off',
     })
     let closing: Promise<void> | undefined
     const h = http

@@ -1,0 +1,329 @@
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import * as oidc from 'openid-client'
+import { z } from 'zod'
+import { ConfigError } from '../config/env.js'
+import { type Logger, silentLogger } from '../log.js'
+import { HttpError } from './errors.js'
+
+/** Who is signed in to the inbox, as the inbox and its answers see them. */
+export interface SignedInUser {
+  /** The verified e-mail address (lower case): the person's identity for responders and quorum. */
+  email: string
+  name: string
+  /** The session's CSRF token: every write must send it as `x-csrf-token`. */
+  csrf: string
+}
+
+/** Options of {@link InboxSignIn.discover}. */
+export interface InboxSignInOptions {
+  /** ASKBRIDGE_OIDC_ISSUER */
+  issuer: string
+  /** ASKBRIDGE_OIDC_CLIENT_ID */
+  clientId: string
+  /** ASKBRIDGE_OIDC_CLIENT_SECRET; also the key sessions are signed with (through HKDF). */
+  clientSecret: string
+  /**
+   * Where the provider sends people back (register it with the provider).
+   * @default `http://HOST/inbox/callback` with the Host of the request that started the sign-in
+   */
+  redirectUri?: string | undefined
+  /** How long a session lasts. @default 8 hours */
+  sessionTtlMs?: number
+  now?: () => number
+  logger?: Logger
+  /** How long discovery may take at start. @default 10000 */
+  timeoutMs?: number
+}
+
+const SESSION = 'askbridge_session'
+const FLOW = 'askbridge_signin'
+const FLOW_TTL_MS = 10 * 60_000
+
+const sessionSchema = z.strictObject({
+  v: z.literal(1),
+  email: z.string().min(3).max(320),
+  name: z.string().max(200),
+  csrf: z.string().min(16).max(100),
+  exp: z.number().int(),
+})
+const flowSchema = z.strictObject({
+  v: z.literal(1),
+  state: z.string().min(16).max(200),
+  nonce: z.string().min(16).max(200),
+  verifier: z.string().min(43).max(200),
+  redirect: z.string().max(2000),
+  exp: z.number().int(),
+})
+const cookieName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+/**
+ * Cookies of a request as name -> value. A minimal parse that never throws: malformed pairs and
+ * values that fail percent-decoding are skipped; the first of a repeated name wins.
+ */
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=')
+    if (eq <= 0) continue
+    const name = part.slice(0, eq).trim()
+    let value = part.slice(eq + 1).trim()
+    if (!cookieName.test(name) || out.has(name)) continue
+    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1)
+    try {
+      out.set(name, decodeURIComponent(value))
+    } catch {
+      // Not percent-decodable: not a cookie we wrote.
+    }
+  }
+  return out
+}
+
+/**
+ * Inbox sign-in through OpenID Connect: the authorization code flow with PKCE (S256), state and
+ * nonce, through openid-client, against any standard provider (Sign in with Slack, Google, Okta,
+ * Keycloak). Sessions live in an HMAC-signed, HttpOnly, SameSite=Lax cookie with an expiry;
+ * every write under /inbox must carry the session's CSRF token.
+ */
+export class InboxSignIn {
+  private readonly key: Buffer
+  private readonly ttlMs: number
+  private readonly now: () => number
+  private readonly log: Logger
+
+  private constructor(
+    private readonly config: oidc.Configuration,
+    private readonly options: InboxSignInOptions,
+  ) {
+    this.key = Buffer.from(
+      hkdfSync('sha256', options.clientSecret, 'askbridge', 'inbox session cookies v1', 32),
+    )
+    this.ttlMs = options.sessionTtlMs ?? 8 * 3_600_000
+    this.now = options.now ?? Date.now
+    this.log = options.logger ?? silentLogger
+  }
+
+  /**
+   * Discover the provider (`/.well-known/openid-configuration`). A provider that cannot be reached
+   * or answers nonsense is a ConfigError naming ASKBRIDGE_OIDC_ISSUER.
+   */
+  static async discover(options: InboxSignInOptions): Promise<InboxSignIn> {
+    let issuer: URL
+    try {
+      issuer = new URL(options.issuer)
+    } catch {
+      throw new ConfigError(['ASKBRIDGE_OIDC_ISSUER must be the provider’s https URL'])
+    }
+    // Plain http only for a provider on this machine (a local Keycloak, the tests).
+    const local = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(issuer.hostname)
+    try {
+      const config = await oidc.discovery(
+        issuer,
+        options.clientId,
+        { client_secret: options.clientSecret },
+        oidc.ClientSecretPost(options.clientSecret),
+        {
+          timeout: Math.ceil((options.timeoutMs ?? 10_000) / 1000),
+          ...(issuer.protocol === 'http:' && local ? { execute: [oidc.allowInsecureRequests] } : {}),
+        },
+      )
+      return new InboxSignIn(config, options)
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error)
+      throw new ConfigError([
+        `ASKBRIDGE_OIDC_ISSUER: cannot use the OpenID Connect provider at ${issuer.origin}${issuer.pathname.replace(/\/$/, '')} (${why})`,
+      ])
+    }
+  }
+
+  /**
+   * Gate a request under /inbox: answers the sign-in routes and refusals itself (returns
+   * undefined), or returns the signed-in person for the inbox to serve.
+   */
+  async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<SignedInUser | undefined> {
+    const method = req.method ?? 'GET'
+    if (url.pathname === '/inbox/login' && method === 'GET') return this.start(req, res)
+    if (url.pathname === '/inbox/callback' && method === 'GET') return this.callback(req, res, url)
+    const user = this.session(req)
+    if (url.pathname === '/inbox/logout' && method === 'POST') {
+      if (user) this.checkCsrf(req, user)
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'set-cookie': this.clear(SESSION),
+        'cache-control': 'no-store',
+      })
+      res.end(JSON.stringify({ ok: true }))
+      return undefined
+    }
+    if (!user) {
+      if (method === 'GET' && /^\/(inbox\/?)?$/.test(url.pathname)) {
+        res.writeHead(302, { location: '/inbox/login', 'cache-control': 'no-store' }).end()
+        return undefined
+      }
+      throw new HttpError(401, 'SIGN_IN_REQUIRED', 'sign in to the inbox first (/inbox/login)')
+    }
+    if (!['GET', 'HEAD', 'OPTIONS'].includes(method)) this.checkCsrf(req, user)
+    return user
+  }
+
+  // ---- the flow ----
+
+  private async start(req: IncomingMessage, res: ServerResponse): Promise<undefined> {
+    const state = oidc.randomState()
+    const nonce = oidc.randomNonce()
+    const verifier = oidc.randomPKCECodeVerifier()
+    const redirect = this.redirectUri(req)
+    const url = oidc.buildAuthorizationUrl(this.config, {
+      redirect_uri: redirect,
+      scope: 'openid email profile',
+      response_type: 'code',
+      state,
+      nonce,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    })
+    const flow = { v: 1 as const, state, nonce, verifier, redirect, exp: this.now() + FLOW_TTL_MS }
+    res.writeHead(302, {
+      location: url.href,
+      'set-cookie': this.cookie(FLOW, this.seal(flow), FLOW_TTL_MS, '/inbox'),
+      'cache-control': 'no-store',
+    })
+    res.end()
+    return undefined
+  }
+
+  private async callback(req: IncomingMessage, res: ServerResponse, url: URL): Promise<undefined> {
+    const flow = this.open(parseCookies(req.headers.cookie).get(FLOW), flowSchema)
+    const refuse = (reason: string, detail?: unknown) => {
+      // Logged for the operator; the person sees a plain page. No session is created.
+      this.log.warn('inbox sign-in refused', { reason, ...(detail ? { detail } : {}) })
+      const body = `<!doctype html><meta charset="utf-8"><title>Sign-in failed</title><p>Sign-in failed (${reason}). <a href="/inbox/login">Try again</a>.</p>`
+      res.writeHead(400, {
+        'content-type': 'text/html; charset=utf-8',
+        'set-cookie': this.clear(FLOW, '/inbox'),
+        'cache-control': 'no-store',
+        'content-security-policy': "default-src 'none'",
+      })
+      res.end(body)
+      return undefined
+    }
+    if (!flow) return refuse('no sign-in in progress, or it expired')
+    const current = new URL(flow.redirect)
+    current.search = url.search
+    let claims: Record<string, unknown>
+    try {
+      const tokens = await oidc.authorizationCodeGrant(this.config, current, {
+        pkceCodeVerifier: flow.verifier,
+        expectedState: flow.state,
+        expectedNonce: flow.nonce,
+        idTokenExpected: true,
+      })
+      const id = tokens.claims()
+      if (!id) return refuse('no ID token')
+      claims = { ...id }
+      // Many providers put e-mail and name in the ID token; the others answer at userinfo.
+      if (typeof claims.email !== 'string') {
+        const info = await oidc.fetchUserInfo(this.config, tokens.access_token, id.sub)
+        claims = { ...info, ...id }
+      }
+    } catch (error) {
+      const code = (error as { code?: string }).code
+      const message = error instanceof Error ? error.message : String(error)
+      // openid-client's cause says which check failed (`unexpected "state" …`, `… "nonce" claim …`).
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined
+      return refuse('the provider’s answer did not check out', { code, message, ...(cause ? { cause } : {}) })
+    }
+    const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : undefined
+    if (!email || claims.email_verified === false)
+      return refuse('no verified e-mail address from the provider')
+    const name =
+      typeof claims.name === 'string' && claims.name.trim() ? claims.name.trim().slice(0, 200) : email
+    const session = {
+      v: 1 as const,
+      email,
+      name,
+      csrf: randomBytes(24).toString('base64url'),
+      exp: this.now() + this.ttlMs,
+    }
+    this.log.info('inbox sign-in', { email })
+    res.writeHead(302, {
+      location: '/inbox',
+      'set-cookie': [this.cookie(SESSION, this.seal(session), this.ttlMs, '/'), this.clear(FLOW, '/inbox')],
+      'cache-control': 'no-store',
+    })
+    res.end()
+    return undefined
+  }
+
+  // ---- sessions ----
+
+  private session(req: IncomingMessage): SignedInUser | undefined {
+    const s = this.open(parseCookies(req.headers.cookie).get(SESSION), sessionSchema)
+    return s ? { email: s.email, name: s.name, csrf: s.csrf } : undefined
+  }
+
+  private checkCsrf(req: IncomingMessage, user: SignedInUser): void {
+    const sent = req.headers['x-csrf-token']
+    if (typeof sent !== 'string' || !same(sent, user.csrf)) {
+      throw new HttpError(403, 'CSRF', 'missing or wrong CSRF token (x-csrf-token)')
+    }
+  }
+
+  /** `payload.signature`, both base64url; the payload is JSON. */
+  private seal(value: object): string {
+    const payload = Buffer.from(JSON.stringify(value)).toString('base64url')
+    return `${payload}.${this.sign(payload)}`
+  }
+
+  /** The value of a sealed cookie when its signature holds, its shape is right and it has not expired. */
+  private open<T extends { exp: number }>(raw: string | undefined, schema: z.ZodType<T>): T | undefined {
+    if (!raw) return undefined
+    const [payload, signature, extra] = raw.split('.')
+    if (!payload || !signature || extra !== undefined || !same(signature, this.sign(payload)))
+      return undefined
+    let json: unknown
+    try {
+      json = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))
+    } catch {
+      return undefined
+    }
+    const parsed = schema.safeParse(json)
+    if (!parsed.success || parsed.data.exp <= this.now()) return undefined
+    return parsed.data
+  }
+
+  private sign(payload: string): string {
+    return createHmac('sha256', this.key).update(payload).digest('base64url')
+  }
+
+  private secure(): boolean {
+    return this.options.redirectUri?.startsWith('https:') === true
+  }
+
+  private cookie(name: string, value: string, ttlMs: number, path: string): string {
+    return [
+      `${name}=${value}`,
+      `Path=${path}`,
+      `Max-Age=${Math.floor(ttlMs / 1000)}`,
+      'HttpOnly',
+      'SameSite=Lax',
+      ...(this.secure() ? ['Secure'] : []),
+    ].join('; ')
+  }
+
+  private clear(name: string, path = '/'): string {
+    return `${name}=; Path=${path}; Max-Age=0; HttpOnly; SameSite=Lax${this.secure() ? '; Secure' : ''}`
+  }
+
+  private redirectUri(req: IncomingMessage): string {
+    if (this.options.redirectUri) return this.options.redirectUri
+    const host = req.headers.host ?? '127.0.0.1'
+    return `http://${host}/inbox/callback`
+  }
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
