@@ -10,7 +10,7 @@ import { addHookRoutes } from './hooks.js'
 import { Metrics } from './metrics.js'
 import { Router } from './router.js'
 import { sendTokenPage } from './token-page.js'
-import type { SignedInUser } from './signin.js'
+import { parseCookies, type SignedInUser } from './signin.js'
 
 /** Something else that answers HTTP on the bridge's port (the web inbox). */
 export interface HttpMount {
@@ -336,11 +336,9 @@ function authorized(req: IncomingMessage, token: string, inbox: boolean): boolea
   if (m && same((m[1] ?? '').trim(), token)) return true
   if (!inbox) return false
   // The inbox page's own requests carry the cookie set by the ?token= link.
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=')
-    if (k === COOKIE && same(decodeURIComponent(v.join('=')), token)) return true
-  }
-  return false
+  // A malformed cookie (`%ZZ`) is no cookie, never a 500.
+  const cookie = parseCookies(req.headers.cookie).get(COOKIE)
+  return cookie !== undefined && same(cookie, token)
 }
 
 /** A low-cardinality route label for metrics and logs. */

@@ -321,3 +321,28 @@ describe('inbox sign-in', () => {
     expect(await asking).toEqual({ callId: 'quorum-1', answers: [{ id: 'deploy', selected: ['Approve'] }] })
   })
 })
+
+describe('cookies', () => {
+  it('parseCookies never throws: malformed pairs and undecodable values are skipped, the first of a name wins', async () => {
+    const { parseCookies } = await import('../../src/server/signin.js')
+    const parsed = parseCookies('a=1; bad; =x; b=%ZZ; c="q%20r"; a=2; d==e; spa ce=1')
+    expect([...parsed.entries()]).toEqual([
+      ['a', '1'],
+      ['c', 'q r'],
+      ['d', '=e'],
+    ])
+    expect(parseCookies(undefined).size).toBe(0)
+  })
+
+  it('a malformed inbox token cookie is refused with 401, not a server error', async () => {
+    const { startBridge } = await import('../server/helpers.js')
+    const b = await startBridge({ ASKBRIDGE_API_TOKEN: 'inbox-token-123456' })
+    cleanups.push(() => b.close())
+    const res = await fetch(`${b.url}/inbox/api/cards`, { headers: { cookie: 'askbridge_token=%ZZ' } })
+    expect(res.status).toBe(401)
+    const ok = await fetch(`${b.url}/inbox/api/cards`, {
+      headers: { cookie: 'askbridge_token=inbox-token-123456' },
+    })
+    expect(ok.status).toBe(200)
+  })
+})
