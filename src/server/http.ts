@@ -9,8 +9,8 @@ import { errorResponse, HttpError } from './errors.js'
 import { addHookRoutes } from './hooks.js'
 import { Metrics } from './metrics.js'
 import { Router } from './router.js'
-import { sendTokenPage } from './token-page.js'
 import { parseCookies, type SignedInUser } from './signin.js'
+import { sendTokenPage } from './token-page.js'
 
 /** Something else that answers HTTP on the bridge's port (the web inbox). */
 export interface HttpMount {
