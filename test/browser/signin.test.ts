@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { buildAdapters } from '../../adapters/compose.js'
 import { parseConfig } from '../../src/config/env.js'
 import { type BridgeHandle, serve } from '../../src/server/serve.js'
-import { CLIENT_ID, CLIENT_SECRET, freePort, startProvider, type TestProvider } from '../helpers/oidc.js'
+import { CLIENT_ID, CLIENT_SECRET, onFreePort, startProvider, type TestProvider } from '../helpers/oidc.js'
 import { deployApproval } from '../helpers/routing.js'
 
 let browser: Browser
@@ -20,17 +20,26 @@ let bridge: BridgeHandle
 let dir: string
 
 beforeAll(async () => {
-  const port = await freePort()
-  provider = await startProvider(`http://127.0.0.1:${port}/inbox/callback`)
   dir = mkdtempSync(join(tmpdir(), 'askbridge-signin-browser-'))
-  const config = parseConfig({
-    ASKBRIDGE_PORT: String(port),
-    ASKBRIDGE_DB: join(dir, 'bridge.db'),
-    ASKBRIDGE_OIDC_ISSUER: provider.issuer,
-    ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
-    ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
-  })
-  bridge = await serve({ config, buildAdapters, heartbeatMs: 100, escalationIntervalMs: 0 })
+  ;({ provider, bridge } = await onFreePort(async (port) => {
+    const provider = await startProvider(`http://127.0.0.1:${port}/inbox/callback`)
+    const config = parseConfig({
+      ASKBRIDGE_PORT: String(port),
+      ASKBRIDGE_DB: join(dir, `bridge-${port}.db`),
+      ASKBRIDGE_OIDC_ISSUER: provider.issuer,
+      ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
+      ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+    })
+    try {
+      return {
+        provider,
+        bridge: await serve({ config, buildAdapters, heartbeatMs: 100, escalationIntervalMs: 0 }),
+      }
+    } catch (error) {
+      await provider.close()
+      throw error
+    }
+  }))
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [

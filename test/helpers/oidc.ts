@@ -19,6 +19,21 @@ export async function freePort(): Promise<number> {
   return port
 }
 
+/**
+ * Run `start` on a free port, again on another one when something else took it in between
+ * (other test files bind ports at the same time).
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort()
+    try {
+      return await start(port)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 4) throw error
+    }
+  }
+}
+
 export interface TestProvider {
   issuer: string
   close(): Promise<void>

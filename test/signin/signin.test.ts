@@ -20,6 +20,7 @@ import {
   CLIENT_SECRET,
   CookieJar,
   freePort,
+  onFreePort,
   send,
   signIn,
   startProvider,
@@ -45,10 +46,6 @@ async function start(
     now?: () => number
   } = {},
 ) {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const provider = await startProvider(`${url}/inbox/callback`)
-  cleanups.push(() => provider.close())
   const dir = mkdtempSync(join(tmpdir(), 'askbridge-signin-'))
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
   const logs: Logged[] = []
@@ -58,23 +55,34 @@ async function start(
     warn: (message, fields) => logs.push({ level: 'warn', message, ...(fields ? { fields } : {}) }),
     error: (message, fields) => logs.push({ level: 'error', message, ...(fields ? { fields } : {}) }),
   }
-  const config = parseConfig({
-    ASKBRIDGE_PORT: String(port),
-    ASKBRIDGE_DB: join(dir, 'bridge.db'),
-    ASKBRIDGE_OIDC_ISSUER: provider.issuer,
-    ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
-    ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
-    ...options.env,
+  const { bridge, url, provider } = await onFreePort(async (port) => {
+    const url = `http://127.0.0.1:${port}`
+    const provider = await startProvider(`${url}/inbox/callback`)
+    const config = parseConfig({
+      ASKBRIDGE_PORT: String(port),
+      ASKBRIDGE_DB: join(dir, `bridge-${port}.db`),
+      ASKBRIDGE_OIDC_ISSUER: provider.issuer,
+      ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
+      ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+      ...options.env,
+    })
+    try {
+      const bridge: BridgeHandle = await serve({
+        config,
+        buildAdapters,
+        logger,
+        heartbeatMs: 100,
+        escalationIntervalMs: 0,
+        ...(options.routes ? { routes: options.routes } : {}),
+        inboxSession: { ttlMs: 60 * 60_000, ...(options.now ? { now: options.now } : {}) },
+      })
+      return { bridge, url, provider }
+    } catch (error) {
+      await provider.close()
+      throw error
+    }
   })
-  const bridge: BridgeHandle = await serve({
-    config,
-    buildAdapters,
-    logger,
-    heartbeatMs: 100,
-    escalationIntervalMs: 0,
-    ...(options.routes ? { routes: options.routes } : {}),
-    inboxSession: { ttlMs: 60 * 60_000, ...(options.now ? { now: options.now } : {}) },
-  })
+  cleanups.push(() => provider.close())
   cleanups.push(() => bridge.close())
   return { bridge, url, logs, provider }
 }
