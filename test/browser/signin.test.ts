@@ -91,7 +91,10 @@ test('sign in through the provider, answer as the signed-in person, sign out', a
   const card = page.locator('article[data-call-id="browser-gate"]')
   await card.getByRole('button', { name: 'Approve' }).click()
   expect(await asking).toEqual({ callId: 'browser-gate', answers: [{ id: 'deploy', selected: ['Approve'] }] })
-  await card.getByText('Answered by Alice Example').waitFor()
+  await card
+    .getByText(/by Alice Example/)
+    .first()
+    .waitFor()
   const stored = await bridge.chat.host.getCard({ callId: 'browser-gate' })
   expect(stored?.answeredBy).toMatchObject({
     platform: 'web',

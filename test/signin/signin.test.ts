@@ -143,9 +143,10 @@ describe('inbox sign-in', () => {
     expect(res.status).toBe(200)
     expect(await asking).toEqual({ callId: 'web-1', answers: [{ id: 'deploy', selected: ['Approve'] }] })
     const shown = (await (await send(jar, new URL('/inbox/api/cards', url))).json()) as {
-      cards: Array<{ callId: string; answeredBy?: string }>
+      cards: Array<{ callId: string; statusLines: Array<{ text: string }> }>
     }
-    expect(shown.cards.find((c) => c.callId === 'web-1')?.answeredBy).toBe('Alice Example')
+    const lines = shown.cards.find((c) => c.callId === 'web-1')?.statusLines.map((l) => l.text)
+    expect(lines?.join('\n')).toContain('Alice Example')
     const audit = (await (await fetch(`${url}/v1/audit?callId=web-1`)).json()) as {
       events: Array<{ kind: string; actor?: Record<string, unknown> }>
     }
