@@ -55,6 +55,8 @@ export class PostgresStore implements Store {
   private readonly listener: PgListener
   private readonly heartbeat: ReturnType<typeof setInterval>
   private readonly leaderships = new Set<Leadership>()
+  /** Where single statements go (the pool). */
+  private readonly db: Queryable
   private closed = false
 
   private constructor(pool: pg.Pool, target: PostgresTarget, channel: string, options: PostgresStoreOptions) {
@@ -64,6 +66,7 @@ export class PostgresStore implements Store {
     this.now = options.now ?? Date.now
     this.instanceId = options.instanceId ?? randomUUID()
     this.leaseMs = options.leaseMs ?? 10_000
+    this.db = this.pool
     this.listener = new PgListener(clientConfig(target, options), channel, this.instanceId)
     // Renew the leases of this process's live timed waits. A failed renewal is retried next
     // time; should the lease lapse meanwhile, the worst case is the deadline's takeover.
@@ -138,7 +141,7 @@ export class PostgresStore implements Store {
 
   private async renewLeases(): Promise<void> {
     if (this.closed) return
-    await this.pool.query(
+    await this.db.query(
       `UPDATE askbridge_calls SET lease_until = $1 WHERE lease_owner = $2 AND state = 'open' AND timed`,
       [this.now() + this.leaseMs, this.instanceId],
     )
@@ -179,11 +182,19 @@ export class PostgresStore implements Store {
     if (this.closed) throw new Error('store is closed')
   }
 
-  /** Run `fn` in one transaction on one connection; a broken connection is discarded. */
+  /**
+   * Run `fn` in one transaction on one connection; a broken connection is discarded.
+   */
   private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     this.check()
     const client = await this.pool.connect()
     let broken: Error | undefined
+    // A connection lost between two statements errors on the client itself: mark it broken
+    // (the next statement fails and is reported) rather than leave the error unhandled.
+    const onError = (error: Error) => {
+      broken = error
+    }
+    client.on('error', onError)
     try {
       await client.query('BEGIN')
       try {
@@ -197,6 +208,7 @@ export class PostgresStore implements Store {
         throw error
       }
     } finally {
+      client.off('error', onError)
       client.release(broken)
     }
   }
@@ -285,12 +297,12 @@ export class PostgresStore implements Store {
 
   async getCall(key: CallKey): Promise<CallRecord | undefined> {
     this.check()
-    return this.readCall(this.pool, key)
+    return this.readCall(this.db, key)
   }
 
   async findCalls(callId: string): Promise<CallRecord[]> {
     this.check()
-    const { rows } = await this.pool.query<{ record: string }>(
+    const { rows } = await this.db.query<{ record: string }>(
       'SELECT record FROM askbridge_calls WHERE call_id = $1 ORDER BY asked_seq',
       [callId],
     )
@@ -317,14 +329,14 @@ export class PostgresStore implements Store {
       where.push(`timed = $${args.length}`)
     }
     const sql = `SELECT record FROM askbridge_calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY asked_seq`
-    const { rows } = await this.pool.query<{ record: string }>(sql, args)
+    const { rows } = await this.db.query<{ record: string }>(sql, args)
     return rows.map((r) => JSON.parse(r.record) as CallRecord)
   }
 
   async projection(agentId?: string): Promise<UserQuestionProjectionView> {
     this.check()
     // One statement: one snapshot, so a call settling meanwhile is in exactly one list.
-    const { rows } = await this.pool.query<{ record: string }>(
+    const { rows } = await this.db.query<{ record: string }>(
       `SELECT record FROM askbridge_calls
        WHERE timed AND state IN ('open', 'continued', 'settled') AND ($1::text IS NULL OR agent_id = $1)
        ORDER BY CASE WHEN state = 'settled' THEN 1 ELSE 0 END, CASE WHEN state = 'settled' THEN settled_seq ELSE asked_seq END`,
@@ -345,7 +357,7 @@ export class PostgresStore implements Store {
     filter: { agentId?: string; callId?: string; sinceSeq?: number } = {},
   ): Promise<StoredEvent[]> {
     this.check()
-    const { rows } = await this.pool.query<{ seq: string; agent_id: string; at: string; data: string }>(
+    const { rows } = await this.db.query<{ seq: string; agent_id: string; at: string; data: string }>(
       `SELECT seq, agent_id, at, data FROM askbridge_events
        WHERE seq > $1 AND ($2::text IS NULL OR agent_id = $2) AND ($3::text IS NULL OR call_id = $3)
        ORDER BY seq`,
@@ -361,7 +373,7 @@ export class PostgresStore implements Store {
 
   async getCard<T>(key: CallKey): Promise<VersionedCard<T> | undefined> {
     this.check()
-    const { rows } = await this.pool.query<{ version: number; state: string }>(
+    const { rows } = await this.db.query<{ version: number; state: string }>(
       'SELECT version, state FROM askbridge_cards WHERE agent_id = $1 AND call_id = $2',
       [key.agentId, key.callId],
     )
@@ -374,12 +386,12 @@ export class PostgresStore implements Store {
     const json = JSON.stringify(state)
     const result =
       expectedVersion === 0
-        ? await this.pool.query(
+        ? await this.db.query(
             `INSERT INTO askbridge_cards (agent_id, call_id, version, status, state, updated_at)
              VALUES ($1, $2, 1, $3, $4, $5) ON CONFLICT DO NOTHING`,
             [key.agentId, key.callId, statusOf(state), json, this.now()],
           )
-        : await this.pool.query(
+        : await this.db.query(
             `UPDATE askbridge_cards SET version = version + 1, status = $1, state = $2, updated_at = $3
              WHERE agent_id = $4 AND call_id = $5 AND version = $6`,
             [statusOf(state), json, this.now(), key.agentId, key.callId, expectedVersion],
@@ -387,14 +399,14 @@ export class PostgresStore implements Store {
     if (result.rowCount !== 1) return undefined
     // After the write: a process waiting on this card re-reads it. Should this process die in
     // between, the waiting one's periodic re-check still finds the change.
-    await this.pool.query('SELECT pg_notify($1, $2)', [this.channel, this.note(key, 'c')]).catch(() => {})
+    await this.db.query('SELECT pg_notify($1, $2)', [this.channel, this.note(key, 'c')]).catch(() => {})
     return expectedVersion + 1
   }
 
   async listCards<T>(filter: { statuses?: string[] } = {}): Promise<Array<VersionedCard<T> & CallKey>> {
     this.check()
     if (filter.statuses?.length === 0) return []
-    const { rows } = await this.pool.query<{
+    const { rows } = await this.db.query<{
       agent_id: string
       call_id: string
       version: number
@@ -414,7 +426,7 @@ export class PostgresStore implements Store {
 
   async findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
     this.check()
-    const { rows } = await this.pool.query<{
+    const { rows } = await this.db.query<{
       agent_id: string
       call_id: string
       version: number
@@ -432,7 +444,7 @@ export class PostgresStore implements Store {
 
   async addPost(post: PostRecord): Promise<boolean> {
     this.check()
-    const r = await this.pool.query(
+    const r = await this.db.query(
       `INSERT INTO askbridge_posts (agent_id, call_id, dest_key, platform, ref, created_at)
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
       [
@@ -449,7 +461,7 @@ export class PostgresStore implements Store {
 
   async updatePost(key: CallKey, destKey: string, ref: unknown): Promise<void> {
     this.check()
-    await this.pool.query(
+    await this.db.query(
       'UPDATE askbridge_posts SET ref = $1 WHERE agent_id = $2 AND call_id = $3 AND dest_key = $4',
       [JSON.stringify(ref ?? null), key.agentId, key.callId, destKey],
     )
@@ -457,7 +469,7 @@ export class PostgresStore implements Store {
 
   async listPosts(key: CallKey): Promise<PostRecord[]> {
     this.check()
-    const { rows } = await this.pool.query<{
+    const { rows } = await this.db.query<{
       agent_id: string
       call_id: string
       dest_key: string
@@ -480,17 +492,19 @@ export class PostgresStore implements Store {
 
   async audit(entry: AuditEntry): Promise<void> {
     this.check()
-    await this.pool.query(
-      'INSERT INTO askbridge_audit (agent_id, call_id, at, data) VALUES ($1, $2, $3, $4)',
-      [entry.agentId ?? null, entry.callId ?? null, this.now(), JSON.stringify(entry)],
-    )
+    await this.db.query('INSERT INTO askbridge_audit (agent_id, call_id, at, data) VALUES ($1, $2, $3, $4)', [
+      entry.agentId ?? null,
+      entry.callId ?? null,
+      this.now(),
+      JSON.stringify(entry),
+    ])
   }
 
   async listAudit(
     filter: { agentId?: string; callId?: string; since?: number } = {},
   ): Promise<StoredAuditEntry[]> {
     this.check()
-    const { rows } = await this.pool.query<{ seq: string; at: string; data: string }>(
+    const { rows } = await this.db.query<{ seq: string; at: string; data: string }>(
       `SELECT seq, at, data FROM askbridge_audit
        WHERE at >= $1 AND ($2::text IS NULL OR agent_id = $2) AND ($3::text IS NULL OR call_id = $3)
        ORDER BY seq`,
