@@ -103,6 +103,14 @@ const NOT_POSTED: DiscordMessage = {
   allowed_mentions: { parse: [] },
 }
 
+/** A component interaction on a card message that is still being handled. */
+interface Click {
+  ack: Acknowledger
+  /** Resolves once an update reached the clicked message (shown, edited, or found unchanged). */
+  seen: Promise<void>
+  see: () => void
+}
+
 /** Interaction tokens stay valid 15 minutes; use them a little less. */
 const TOKEN_TTL_MS = 14 * 60_000
 
@@ -123,6 +131,8 @@ export class DiscordAdapter implements ChatAdapter {
   /** Each person's latest interaction token, for private notices. */
   private readonly tokens = new Map<string, { applicationId: string; token: string; until: number }>()
   private readonly pending = new Set<Promise<unknown>>()
+  /** Interactions in flight, by the message they came from: its next look can be their response. */
+  private readonly clicks = new Map<string, Click[]>()
 
   constructor(options: DiscordAdapterOptions) {
     this.log = options.logger ?? silentLogger
@@ -276,15 +286,49 @@ export class DiscordAdapter implements ChatAdapter {
   }
 
   private async editIfChanged(channelId: string, messageId: string, message: DiscordMessage): Promise<void> {
-    if (this.shown.get(messageId) === JSON.stringify(message)) return
-    await this.transport.edit(channelId, messageId, message)
-    this.remember(messageId, message)
+    const clicks = this.clicks.get(messageId) ?? []
+    try {
+      if (this.shown.get(messageId) === JSON.stringify(message)) return
+      // Someone's click on this very message is still waiting for its response: the new look is
+      // that response (UPDATE_MESSAGE), one API call instead of an acknowledgement and an edit.
+      // Updates of one card never overlap (CardCopies), so no older edit of it is still queued.
+      for (const click of clicks) {
+        if (click.ack.replied) continue
+        if (await click.ack.updateMessage(message)) {
+          this.remember(messageId, message)
+          return
+        }
+      }
+      await this.transport.edit(channelId, messageId, message)
+      this.remember(messageId, message)
+    } finally {
+      for (const click of clicks) click.see()
+    }
+  }
+
+  /** Note a component interaction on a message until it is answered; returns the forget function. */
+  private trackClick(messageId: string, ack: Acknowledger): { click: Click; forget: () => void } {
+    let see = () => {}
+    const seen = new Promise<void>((resolve) => {
+      see = resolve
+    })
+    const click: Click = { ack, seen, see }
+    const list = this.clicks.get(messageId) ?? []
+    list.push(click)
+    this.clicks.set(messageId, list)
+    const forget = () => {
+      const current = (this.clicks.get(messageId) ?? []).filter((c) => c !== click)
+      if (current.length) this.clicks.set(messageId, current)
+      else this.clicks.delete(messageId)
+    }
+    return { click, forget }
   }
 
   /**
-   * One interaction, acknowledged within the deadline: refusals become ephemeral replies, modals
-   * open at once, everything else is acknowledged with DEFERRED_UPDATE_MESSAGE (the card itself is
-   * edited through the channel endpoints by `update`).
+   * One interaction, answered within the deadline: refusals become ephemeral replies, modals
+   * open at once, a click that changed the card is answered with the clicked message's new look
+   * (UPDATE_MESSAGE, from `update`) when that is ready in time, and everything else is
+   * acknowledged with DEFERRED_UPDATE_MESSAGE (the card is then edited through the channel).
    */
   private async onInteraction(
     payload: APIInteraction,
@@ -301,6 +345,7 @@ export class DiscordAdapter implements ChatAdapter {
       ackAfterMs: this.ackAfterMs,
       logger: this.log,
     })
+    const tracked = parsed?.messageId ? this.trackClick(parsed.messageId, ack) : undefined
     try {
       if (!parsed) {
         await ack.tell('askbridge does not know this control.')
@@ -318,11 +363,12 @@ export class DiscordAdapter implements ChatAdapter {
       }
       const card = await host.getCard(parsed.ref)
       const decoded = onCard(parsed, card)
-      await this.act(decoded, parsed, card, host, ack)
+      await this.act(decoded, parsed, card, host, ack, tracked?.click)
     } catch (error) {
       this.log.error('discord interaction failed', { error, interaction: payload.id })
       await ack.tell('Something went wrong; please try again.').catch(() => {})
     } finally {
+      tracked?.forget()
       await ack.finish()
     }
   }
@@ -333,6 +379,7 @@ export class DiscordAdapter implements ChatAdapter {
     card: CardState | undefined,
     host: CardHost,
     ack: Acknowledger,
+    click: Click | undefined,
   ): Promise<void> {
     switch (decoded.kind) {
       case 'refuse':
@@ -367,6 +414,9 @@ export class DiscordAdapter implements ChatAdapter {
       }
       case 'apply': {
         const outcome = await host.handle(decoded.inbound)
+        // The card changed: wait for this message's update to become the response, or for the
+        // deadline (the acknowledger defers then, and the update edits through the channel).
+        if (outcome.ok && outcome.updating && click) await Promise.race([click.seen, ack.repliedNow])
         if (!outcome.ok) await ack.tell(outcome.message ?? 'That did not work; please try again.')
         else if (outcome.message) await ack.tell(outcome.message)
         return

@@ -20,6 +20,12 @@ export interface InteractionOutcome {
   message?: string
   /** The card after the interaction (absent when the call is unknown). */
   card?: CardState
+  /**
+   * The interaction changed the card and its copies are being brought up to date now: the
+   * adapter that received it may wait (within its platform's deadline) for its own copy's
+   * `update` and answer the interaction with it (Discord's UPDATE_MESSAGE callback).
+   */
+  updating?: boolean
 }
 
 /** What the answerer offers an adapter: apply interactions, read cards. */

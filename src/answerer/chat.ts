@@ -269,7 +269,12 @@ export class ChatAnswerer {
             if (type === 'release') this.holds.release(key, actor)
             if (result.completed) await this.completed(card, next)
             this.background(this.copies.refresh(key))
-            return { ok: true, card: next, ...(result.notice ? { message: result.notice } : {}) }
+            return {
+              ok: true,
+              card: next,
+              updating: true,
+              ...(result.notice ? { message: result.notice } : {}),
+            }
           },
         }
       },

@@ -62,6 +62,21 @@ describe('Acknowledger (the 3-second rule)', () => {
     expect(replies).toHaveLength(1)
   })
 
+  it('the clicked message’s new look is the response when ready in time; after a defer it is refused', async () => {
+    const quick = rig()
+    const data = { content: 'done', embeds: [], components: [] }
+    expect(await quick.ack.updateMessage(data)).toBe(true)
+    await quick.ack.finish()
+    expect(quick.replies).toEqual([{ type: 7, data }])
+    const slow = rig(2000)
+    await vi.advanceTimersByTimeAsync(2000)
+    await slow.ack.repliedNow
+    expect(await slow.ack.updateMessage(data)).toBe(false)
+    expect(slow.replies).toEqual([{ type: 6 }])
+    const expired = rig(2000, true)
+    expect(await expired.ack.updateMessage(data)).toBe(false)
+  })
+
   it('survives an expired token on the initial response', async () => {
     const { ack, replies } = rig(2000, true)
     await ack.finish()

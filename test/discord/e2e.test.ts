@@ -48,7 +48,7 @@ describe('Discord end to end', () => {
     const answer = rig.service.ask({ questions: [colour], wait: { callId: 'single-1' } })
     await until(() => rig?.component('single-1', { verb: 'choose', q: 0, o: 1 }), 'card posted')
     const record = await rig.press('single-1', { verb: 'choose', q: 0, o: 1 })
-    expect(record.response).toEqual({ type: 6 })
+    expect(record.response).toMatchObject({ type: 7 })
     await expect(answer).resolves.toEqual({ answers: [{ id: 'colour', selected: ['Blue'] }] })
     await until(async () => !(await rig?.hasLiveComponents('single-1')), 'buttons removed')
     expect(await rig.text('single-1')).toContain('Answered by Alice')
@@ -92,7 +92,7 @@ describe('Discord end to end', () => {
     // Fifteen minutes later: every earlier token is dead; a new click still works.
     rig.fake.expireTokens()
     const record = await rig.press('timed-1', { verb: 'choose', q: 0, o: 1 }, bob)
-    expect(record.response).toEqual({ type: 6 })
+    expect(record.response).toMatchObject({ type: 7 })
     const replies = await until(async () => {
       const r = await rig?.service.replies('agent-1')
       return r?.length ? r : undefined
@@ -267,7 +267,11 @@ describe('Discord end to end', () => {
     const answer = rig.service.ask({ questions: [colour], wait: { callId: 'limited-1' } })
     await until(() => rig?.component('limited-1', { verb: 'choose', q: 0, o: 0 }), 'card posted after 429s')
     rig.fake.rateLimit({ method: 'PATCH', count: 2, retryAfter: 0.05 })
-    await rig.press('limited-1', { verb: 'choose', q: 0, o: 0 })
+    // The click's token is dead, so the card cannot be the callback: it is edited (PATCH) instead.
+    const found = await rig.mustComponent('limited-1', { verb: 'choose', q: 0, o: 0 })
+    const click = rig.fake.prepareClick(found.message.id, found.customId, alice)
+    rig.fake.expireTokens(click.token)
+    await rig.fake.deliver(click)
     await expect(answer).resolves.toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
     await until(async () => !(await rig?.hasLiveComponents('limited-1')), 'card updated after 429s')
     expect(rig.fake.rateLimited).toBe(4)
@@ -365,7 +369,7 @@ describe('Discord reconnects and restarts', () => {
     rig.fake.disconnectAll()
     await until(() => rig && rig.fake.resumes > 0 && rig.fake.liveSessions > 0, 'resumed')
     const record = await rig.press('resume-1', { verb: 'choose', q: 0, o: 0 })
-    expect(record.response).toEqual({ type: 6 })
+    expect(record.response).toMatchObject({ type: 7 })
     await expect(answer).resolves.toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
   })
 
@@ -496,7 +500,7 @@ describe('Discord HTTP interactions (Ed25519)', () => {
     const opened = await rig.fake.click(found.message.id, found.customId, alice)
     expect(opened.response).toMatchObject({ type: 9 })
     const submitted = await rig.fake.submitModal(opened, 'Purple', alice)
-    expect(submitted.response).toEqual({ type: 6 })
+    expect(submitted.response).toMatchObject({ type: 7 })
     await expect(answer).resolves.toEqual({ answers: [{ id: 'colour', selected: [], custom: 'Purple' }] })
     // A recorded genuine click played back later is refused before it reaches the card.
     const click = rig.fake.prepareClick(found.message.id, found.customId, bob, { stale: true })
@@ -521,13 +525,34 @@ describe('Discord acknowledgements (the 3-second rule)', () => {
     }
   }
 
+  it('a single-question card costs two API calls: the post, and the callback carrying the answered card', async () => {
+    rig = await discordRig()
+    const before = rig.fake.requests.length
+    const answer = rig.service.ask({ questions: [colour], wait: { callId: 'calls-1' } })
+    await until(() => rig?.component('calls-1', { verb: 'choose', q: 0, o: 1 }), 'card posted')
+    const record = await rig.press('calls-1', { verb: 'choose', q: 0, o: 1 })
+    await expect(answer).resolves.toEqual({ answers: [{ id: 'colour', selected: ['Blue'] }] })
+    // The callback is UPDATE_MESSAGE with the finished card: no buttons, who answered.
+    expect(record.response).toMatchObject({ type: 7, data: { components: [] } })
+    expect(await rig.hasLiveComponents('calls-1')).toBe(false)
+    expect(await rig.text('calls-1')).toContain('Answered by Alice')
+    await rig.chat.stop()
+    const calls = rig.fake.requests
+      .slice(before)
+      .map((r) => `${r.method} ${r.path.replace(/\d{5,}/g, ':id')}`)
+    expect(calls).toEqual([
+      'POST /v10/channels/:id/messages',
+      expect.stringMatching(/^POST \/v10\/interactions\/:id\/.+\/callback$/),
+    ])
+  })
+
   it('when Discord gets the response, the click is already in the store', async () => {
     rig = await discordRig()
     void rig.service.ask({ questions: batch, wait: { callId: 'durable-1' } }).catch(() => {})
     await until(() => rig?.component('durable-1', { verb: 'choose', q: 0, o: 1 }), 'card posted')
     slowWrites(rig, 300)
     const record = await rig.press('durable-1', { verb: 'choose', q: 0, o: 1 })
-    expect(record.response).toEqual({ type: 6 })
+    expect(record.response).toMatchObject({ type: 7 })
     // Read right when the response arrived: an adapter that answered first would be caught here.
     const card = await rig.store.getCard<{ drafts: Record<string, { selected: string[] }> }>(
       await keyFor(rig.store, 'durable-1'),

@@ -182,6 +182,7 @@ export async function discordRig(options: RigOptions = {}) {
     destination,
     messages,
     component,
+    mustComponent,
     press,
     choose,
     waitResponded,
