@@ -116,7 +116,16 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
   })
 
   router.add('GET', '/v1/questions', async ({ url, res }) => {
-    sendJson(res, 200, await service.projection(agentParam(url)))
+    const { limit, afterSeq } = pageParams(url)
+    const page = await service.projectionPage({
+      limit,
+      ...(afterSeq === undefined ? {} : { afterSeq }),
+      ...optionalAgent(agentParam(url)),
+    })
+    sendJson(res, 200, {
+      ...page.view,
+      ...(page.next === undefined ? {} : { nextCursor: encodeCursor(page.next) }),
+    })
   })
 
   router.add('GET', '/v1/questions/:callId', async ({ params, url, res }) => {
@@ -307,6 +316,42 @@ export function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.out
 }
 
 /** The `?agentId=` query parameter, validated like every id (undefined when absent). */
+/** How many settled calls `GET /v1/questions` returns without `?limit=`, and at most. */
+export const DEFAULT_PAGE = 100
+export const MAX_PAGE = 1000
+
+const limitSchema = z.coerce.number().int().min(1).max(MAX_PAGE)
+const cursorSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,40}$/)
+  .transform((c) => /^s(\d{1,15})$/.exec(Buffer.from(c, 'base64url').toString('utf8'))?.[1])
+  .pipe(z.string())
+  .transform(Number)
+
+/** An opaque cursor for the settled list: where the next page starts. */
+function encodeCursor(settledSeq: number): string {
+  return Buffer.from(`s${settledSeq}`, 'utf8').toString('base64url')
+}
+
+/** `?limit=` (1-1000, default 100) and `?cursor=` (from the previous page's `nextCursor`). */
+function pageParams(url: URL): { limit: number; afterSeq?: number } {
+  const rawLimit = url.searchParams.get('limit')
+  const limit =
+    rawLimit === null ? { success: true as const, data: DEFAULT_PAGE } : limitSchema.safeParse(rawLimit)
+  if (!limit.success)
+    throw new HttpError(400, 'BAD_REQUEST', `limit must be a whole number from 1 to ${MAX_PAGE}`)
+  const rawCursor = url.searchParams.get('cursor')
+  if (rawCursor === null) return { limit: limit.data }
+  const cursor = cursorSchema.safeParse(rawCursor)
+  if (!cursor.success)
+    throw new HttpError(400, 'BAD_REQUEST', 'cursor is not one this server gave out (use nextCursor as is)')
+  return { limit: limit.data, afterSeq: cursor.data }
+}
+
+function optionalAgent(agentId: string | undefined): { agentId?: string } {
+  return agentId === undefined ? {} : { agentId }
+}
+
 function agentParam(url: URL): string | undefined {
   const agentId = url.searchParams.get('agentId')
   if (agentId === null) return undefined

@@ -97,7 +97,9 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
   metrics.gauge(
     'askbridge_questions_active',
     'Timed questions still answerable (open or continued).',
-    async () => (await options.service.projection()).active.length,
+    // Live calls only, through the state index: the settled history never loads for a scrape.
+    async () =>
+      (await options.service.store.listCalls({ states: ['open', 'continued'], timed: true })).length,
   )
   const calls = metrics.counter(
     'askbridge_calls_total',

@@ -295,6 +295,15 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     return this.store.projection(agentId)
   }
 
+  /** The projection with one page of the settled list (see `Store.projectionPage`). */
+  projectionPage(filter: {
+    agentId?: string
+    limit: number
+    afterSeq?: number
+  }): Promise<{ view: UserQuestionProjectionView; next?: number }> {
+    return this.store.projectionPage(filter)
+  }
+
   /**
    * After a restart: timed calls left open by a dead process get the "outcome unknown" result
    * and become continued, so they stay answerable and later replies arrive as a new turn.

@@ -96,3 +96,27 @@ export function projectionOf(calls: Iterable<CallRecord>, agentId?: string): Use
     .map((c) => ({ callId: c.callId, answers: c.answers ?? [] }))
   return { active, settled }
 }
+
+/**
+ * A projection page from active calls (ask order) and up to `limit + 1` settled calls
+ * (settlement order): the extra one only says that another page follows.
+ */
+export function pageOf(
+  active: CallRecord[],
+  settled: CallRecord[],
+  limit: number,
+): { view: UserQuestionProjectionView; next?: number } {
+  const page = settled.slice(0, limit)
+  const last = page.at(-1)
+  return {
+    view: {
+      active: active.map((c) => ({
+        callId: c.callId,
+        questions: c.questions,
+        state: c.state as 'open' | 'continued',
+      })),
+      settled: page.map((c) => ({ callId: c.callId, answers: c.answers ?? [] })),
+    },
+    ...(settled.length > limit && last?.settledSeq !== undefined ? { next: last.settledSeq } : {}),
+  }
+}

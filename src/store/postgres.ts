@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
-import { foldCall } from './fold.js'
+import { foldCall, pageOf } from './fold.js'
 import { clientConfig, openPostgres, type PostgresPoolOptions } from './pg-connect.js'
 import { type LeaderHandlers, type Leadership, PgLeadership } from './pg-leader.js'
 import { type ChangeNote, PgListener, type StoreChangeListener } from './pg-notify.js'
@@ -351,6 +351,31 @@ export class PostgresStore implements Store {
         .filter((c) => c.state === 'settled')
         .map((c) => ({ callId: c.callId, answers: c.answers ?? [] })),
     }
+  }
+
+  async projectionPage(filter: {
+    agentId?: string
+    limit: number
+    afterSeq?: number
+  }): Promise<{ view: UserQuestionProjectionView; next?: number }> {
+    this.check()
+    // One statement: one snapshot. The settled page walks askbridge_calls_settled.
+    const { rows } = await this.pool.query<{ record: string; part: number }>(
+      `(SELECT record, 0 AS part, asked_seq AS ord FROM askbridge_calls
+          WHERE timed AND state IN ('open', 'continued') AND ($1::text IS NULL OR agent_id = $1))
+       UNION ALL
+       (SELECT record, 1 AS part, settled_seq AS ord FROM askbridge_calls
+          WHERE state = 'settled' AND timed AND settled_seq > $2 AND ($1::text IS NULL OR agent_id = $1)
+          ORDER BY settled_seq LIMIT $3)
+       ORDER BY part, ord`,
+      [filter.agentId ?? null, filter.afterSeq ?? 0, filter.limit + 1],
+    )
+    const calls = rows.map((r) => ({ part: Number(r.part), call: JSON.parse(r.record) as CallRecord }))
+    return pageOf(
+      calls.filter((c) => c.part === 0).map((c) => c.call),
+      calls.filter((c) => c.part === 1).map((c) => c.call),
+      filter.limit,
+    )
   }
 
   async events(

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
-import { foldCall } from './fold.js'
+import { foldCall, pageOf } from './fold.js'
 import {
   type CallRow,
   callRow,
@@ -92,6 +92,12 @@ export class SqliteStore implements Store {
       settled: this.db.prepare(`${calls} WHERE timed = 1 AND state = 'settled' ORDER BY settled_seq`),
       settledOfAgent: this.db.prepare(
         `${calls} WHERE agent_id = ? AND state = 'settled' AND timed = 1 ORDER BY settled_seq`,
+      ),
+      settledPage: this.db.prepare(
+        `${calls} WHERE timed = 1 AND state = 'settled' AND settled_seq > ? ORDER BY settled_seq LIMIT ?`,
+      ),
+      settledPageOfAgent: this.db.prepare(
+        `${calls} WHERE agent_id = ? AND state = 'settled' AND timed = 1 AND settled_seq > ? ORDER BY settled_seq LIMIT ?`,
       ),
       getCard: this.db.prepare('SELECT version, state FROM cards WHERE agent_id = ? AND call_id = ?'),
       insertCard: this.db.prepare(
@@ -235,6 +241,29 @@ export class SqliteStore implements Store {
       }
     })
     return read()
+  }
+
+  async projectionPage(filter: {
+    agentId?: string
+    limit: number
+    afterSeq?: number
+  }): Promise<{ view: UserQuestionProjectionView; next?: number }> {
+    this.check()
+    const { agentId, limit } = filter
+    const after = filter.afterSeq ?? 0
+    const read = this.db.transaction(() => {
+      const active = parseCalls(
+        agentId === undefined ? this.stmts.active.all() : this.stmts.activeOfAgent.all(agentId),
+      )
+      const settled = parseCalls(
+        agentId === undefined
+          ? this.stmts.settledPage.all(after, limit + 1)
+          : this.stmts.settledPageOfAgent.all(agentId, after, limit + 1),
+      )
+      return { active, settled }
+    })
+    const { active, settled } = read()
+    return pageOf(active, settled, limit)
   }
 
   async events(

@@ -111,6 +111,16 @@ export interface Store {
   listCalls(filter?: { agentId?: string; states?: CallState[]; timed?: boolean }): Promise<CallRecord[]>
   /** The protocol projection (timed calls only), optionally one agent's. */
   projection(agentId?: string): Promise<UserQuestionProjectionView>
+  /**
+   * The projection with one page of the settled list: `limit` settled calls in settlement order
+   * after `afterSeq` (a settled call's `settledSeq`), and `next` (the last one's `settledSeq`) when
+   * more follow. Active and settled are read in one snapshot, through indexes.
+   */
+  projectionPage(filter: {
+    agentId?: string
+    limit: number
+    afterSeq?: number
+  }): Promise<{ view: UserQuestionProjectionView; next?: number }>
   /** The raw log (audit and history), in order. */
   events(filter?: { agentId?: string; callId?: string; sinceSeq?: number }): Promise<StoredEvent[]>
 

@@ -113,6 +113,38 @@ describe('POST /v1/ask', () => {
     expect(projection.body.settled).toEqual([{ callId: 'tmd-in', answers: res.body.answers }])
   })
 
+  test('GET /v1/questions pages the settled list: ?limit= and the nextCursor it returns', async () => {
+    const store = b.bridge.store
+    const keys = Array.from({ length: 5 }, (_, i) => ({ agentId: 'pager', callId: `page-${i}` }))
+    for (const k of keys) {
+      await store.append({
+        type: 'asked',
+        ...k,
+        questions: [colour],
+        timed: true,
+        deadline: Date.now() + 60_000,
+      })
+      await store.append({ type: 'answered', ...k, answers: [{ id: 'colour', selected: ['Red'] }] })
+    }
+    const seen: string[] = []
+    let path = '/v1/questions?agentId=pager&limit=2'
+    for (let page = 0; page < 5; page++) {
+      const res = await request(b.url, 'GET', path)
+      expect(res.status).toBe(200)
+      const settled = (res.body.settled ?? []) as Array<{ callId: string }>
+      expect(settled.length).toBeLessThanOrEqual(2)
+      seen.push(...settled.map((c) => c.callId))
+      if (!res.body.nextCursor) break
+      path = `/v1/questions?agentId=pager&limit=2&cursor=${res.body.nextCursor}`
+    }
+    expect(seen).toEqual(keys.map((k) => k.callId))
+    for (const bad of ['limit=0', 'limit=1001', 'limit=two', 'cursor=nope!', 'cursor=czEyYQ']) {
+      const res = await request(b.url, 'GET', `/v1/questions?${bad}`)
+      expect(res.status, bad).toBe(400)
+      expect(res.body.error?.code).toBe('BAD_REQUEST')
+    }
+  })
+
   test('re-attach: the same agentId and callId waits on the same card (no second message)', async () => {
     const body = { callId: 'again-1', agentId: 'reattach', questions: [colour] }
     const first = request(b.url, 'POST', '/v1/ask', body)

@@ -201,6 +201,38 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
     expect((await store.projection()).active.map((c) => c.callId)).toEqual(['c4', 'c9'])
   })
 
+  it('pages the settled list in settlement order with a cursor; active calls come whole', async () => {
+    const store = await open()
+    const keys = Array.from({ length: 7 }, (_, i) => ({
+      agentId: i === 3 ? 'bob' : 'alice',
+      callId: `p${i}`,
+    }))
+    await store.append(...keys.map((k) => asked(k)), asked({ agentId: 'alice', callId: 'live' }))
+    await store.append(asked({ agentId: 'alice', callId: 'blocking' }, false))
+    // Settle in reverse ask order: pages follow settlement, not asking.
+    for (const k of [...keys].reverse()) await store.append({ type: 'answered', ...k, answers: [] })
+    await store.append({ type: 'answered', agentId: 'alice', callId: 'blocking', answers: [] })
+    const first = await store.projectionPage({ limit: 3 })
+    expect(first.view.active.map((c) => c.callId)).toEqual(['live'])
+    expect(first.view.settled.map((c) => c.callId)).toEqual(['p6', 'p5', 'p4'])
+    expect(first.next).toBeTypeOf('number')
+    const second = await store.projectionPage({ limit: 3, afterSeq: first.next as number })
+    expect(second.view.settled.map((c) => c.callId)).toEqual(['p3', 'p2', 'p1'])
+    const third = await store.projectionPage({ limit: 3, afterSeq: second.next as number })
+    expect(third.view.settled.map((c) => c.callId)).toEqual(['p0'])
+    expect(third.next).toBeUndefined()
+    // Exactly a page left: no cursor to an empty page.
+    const exact = await store.projectionPage({ limit: 1, afterSeq: second.next as number })
+    expect(exact).toEqual({ view: { active: third.view.active, settled: third.view.settled } })
+    const alice = await store.projectionPage({ agentId: 'alice', limit: 10 })
+    expect(alice.view.settled.map((c) => c.callId)).toEqual(['p6', 'p5', 'p4', 'p2', 'p1', 'p0'])
+    expect(alice.next).toBeUndefined()
+    // The same lists as the unpaged projection.
+    const all = await store.projection()
+    const paged = await store.projectionPage({ limit: 100 })
+    expect(paged.view).toEqual(all)
+  })
+
   it('transact decides on one call and appends atomically; a throwing decision appends nothing', async () => {
     const store = await open()
     await store.append(asked(a1))
