@@ -5,9 +5,11 @@
  * limits every method per workspace. Each channel (a "lane") gets a p-queue running one task at a
  * time, so the messages of one card are never interleaved with another card's; inside a task,
  * calls to that lane are spaced by `perChannelIntervalMs`. A 429 holds the call, and with it the
- * lane, for the `Retry-After` Slack sent, and makes every other call of the same method wait as
- * long, then retries it. Nothing is dropped: a rate-limited call is retried until it goes through
- * or the adapter stops.
+ * lane, for the `Retry-After` Slack sent, and makes every other call in the same rate-limit bucket
+ * wait as long, then retries it. The bucket is the one Slack limited: chat.postMessage's limit is
+ * per channel, so its 429 holds only that channel; every other method is limited per workspace,
+ * so its 429 holds that method everywhere. Nothing is dropped: a rate-limited call is retried
+ * until it goes through or the adapter stops.
  */
 import PQueue from 'p-queue'
 
@@ -37,10 +39,21 @@ export function retryAfterOf(error: unknown): number | undefined {
   return typeof retryAfter === 'number' && Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : 1
 }
 
+/** Methods whose rate limit Slack counts per channel rather than per workspace. */
+const PER_CHANNEL_METHODS = new Set(['chat.postMessage'])
+
+/** The rate-limit bucket a call counts against: `method` (workspace) or `method@lane` (channel). */
+function bucketOf(method: string, lane: string | undefined): string {
+  return lane !== undefined && PER_CHANNEL_METHODS.has(method) ? `${method}@${lane}` : method
+}
+
 export class ChannelQueues {
   readonly #queues = new Map<string, PQueue>()
   readonly #lastStart = new Map<string, number>()
-  /** Per method: not before this epoch ms (a 429 on chat.update slows every chat.update). */
+  /**
+   * Per rate-limit bucket ({@link bucketOf}): not before this epoch ms. A 429 on chat.update slows
+   * every chat.update; a 429 on chat.postMessage slows only that channel's posts.
+   */
   readonly #notBefore = new Map<string, number>()
   readonly #interval: number
   readonly #maxRetries: number
@@ -59,7 +72,7 @@ export class ChannelQueues {
       return Promise.reject(new SlackQueueError('the Slack adapter is stopped'))
     const call: LaneCall = async (method, fn) => {
       await this.#sleep((this.#lastStart.get(lane) ?? 0) + this.#interval - Date.now())
-      return this.#withRetries(method, () => {
+      return this.#withRetries(bucketOf(method, lane), method, () => {
         this.#lastStart.set(lane, Date.now())
         return fn()
       })
@@ -69,7 +82,7 @@ export class ChannelQueues {
 
   /** One call outside any lane (a modal must open at once), still honouring 429s. */
   now<T>(method: string, call: () => Promise<T>): Promise<T> {
-    return this.#withRetries(method, call)
+    return this.#withRetries(bucketOf(method, undefined), method, call)
   }
 
   /** Resolves when every lane is empty and idle. */
@@ -91,9 +104,9 @@ export class ChannelQueues {
     return queue
   }
 
-  async #withRetries<T>(method: string, call: () => Promise<T>): Promise<T> {
+  async #withRetries<T>(bucket: string, method: string, call: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      await this.#sleep((this.#notBefore.get(method) ?? 0) - Date.now())
+      await this.#sleep((this.#notBefore.get(bucket) ?? 0) - Date.now())
       try {
         return await call()
       } catch (error) {
@@ -106,7 +119,7 @@ export class ChannelQueues {
           })
         }
         const until = Date.now() + retryAfter * 1000
-        this.#notBefore.set(method, Math.max(this.#notBefore.get(method) ?? 0, until))
+        this.#notBefore.set(bucket, Math.max(this.#notBefore.get(bucket) ?? 0, until))
       }
     }
   }

@@ -76,6 +76,30 @@ describe('per-channel queues (simulated clock)', () => {
     expect(queues.rateLimited).toBe(1)
   })
 
+  it('a 429 on chat.postMessage holds only the channel Slack limited, not every channel', async () => {
+    const queues = new ChannelQueues({ perChannelIntervalMs: 0 })
+    const events: string[] = []
+    let attempts = 0
+    const limited = queues.run('A', (api) =>
+      api('chat.postMessage', async () => {
+        attempts++
+        events.push(`A post ${attempts}`)
+        if (attempts === 1) throw rateLimited(5)
+      }),
+    )
+    await vi.advanceTimersByTimeAsync(0)
+    const otherChannel = queues.run('B', (api) => api('chat.postMessage', async () => events.push('B post')))
+    const sameChannel = queues.run('A', (api) => api('chat.postMessage', async () => events.push('A next')))
+    await vi.advanceTimersByTimeAsync(0)
+    // Channel B posts at once; channel A waits out its Retry-After, in order.
+    expect(events).toEqual(['A post 1', 'B post'])
+    await vi.advanceTimersByTimeAsync(4999)
+    expect(events).toEqual(['A post 1', 'B post'])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(events).toEqual(['A post 1', 'B post', 'A post 2', 'A next'])
+    await Promise.all([limited, otherChannel, sameChannel])
+  })
+
   it('gives up after the configured number of rate-limited attempts, and errors pass through', async () => {
     const queues = new ChannelQueues({ perChannelIntervalMs: 0, maxRateLimitRetries: 2 })
     const always = queues.run('A', (api) =>
