@@ -13,10 +13,12 @@ import {
   ComponentType,
   InteractionType,
 } from 'discord.js'
+import { z } from 'zod'
 import type { InboundInteraction } from '../../src/answerer/adapter.js'
 import { type ComponentRef, cardRef, decodeComponentId } from '../../src/card/codec.js'
 import { type ComponentInput, resolveComponent } from '../../src/card/resolve.js'
 import type { CardAction, CardState, Person } from '../../src/card/types.js'
+import { describeZodError } from '../../src/protocol/schemas.js'
 import { DISCORD_LIMITS as L } from './limits.js'
 import { MODAL_TEXT_ID } from './modal.js'
 
@@ -47,6 +49,83 @@ export type Decoded =
   | { kind: 'modal'; modal: 'other' | 'decline'; q: number; inbound: InboundInteraction }
   /** Refuse privately without touching the card. */
   | { kind: 'refuse'; message: string }
+
+// The fields askbridge reads, validated at the boundary: a signed but malformed interaction is
+// refused (HTTP 400, a log line) instead of throwing inside a handler. Objects stay loose, as
+// Discord adds fields freely; a field we read must have the type we read it as.
+const snowflake = z.string().regex(/^\d{1,20}$/)
+const userSchema = z.looseObject({
+  id: snowflake,
+  username: z.string().optional(),
+  global_name: z.string().nullable().optional(),
+})
+const componentSchema = z.looseObject({
+  type: z.number().int(),
+  custom_id: z.string().optional(),
+  value: z.string().optional(),
+})
+const topComponentSchema = z.looseObject({
+  type: z.number().int(),
+  component: componentSchema.optional(),
+  components: z.array(componentSchema).optional(),
+})
+const interactionSchema = z.looseObject({
+  id: snowflake,
+  application_id: snowflake,
+  type: z.number().int(),
+  token: z.string().min(1),
+  member: z
+    .looseObject({
+      user: userSchema,
+      roles: z.array(z.string()),
+      nick: z.string().nullable().optional(),
+    })
+    .optional(),
+  user: userSchema.optional(),
+  locale: z.string().optional(),
+  guild_locale: z.string().optional(),
+  channel: z.looseObject({ id: snowflake }).optional(),
+  channel_id: snowflake.optional(),
+  message: z.looseObject({ id: snowflake }).optional(),
+})
+const componentDataSchema = z.looseObject({
+  custom_id: z.string(),
+  component_type: z.number().int(),
+  values: z.array(z.string()).optional(),
+})
+const modalDataSchema = z.looseObject({
+  custom_id: z.string(),
+  components: z.array(topComponentSchema),
+})
+
+/**
+ * Check a verified payload's shape before anything reads it. Component and modal interactions
+ * need their `data`; other types (PING, commands) only the common fields.
+ */
+export function readInteraction(
+  value: unknown,
+): { ok: true; payload: APIInteraction } | { ok: false; reason: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, reason: 'the interaction is not a JSON object' }
+  const type = (value as { type?: unknown }).type
+  if (type === InteractionType.Ping) {
+    const ping = z.looseObject({ type: z.literal(1) }).safeParse(value)
+    return ping.success ? { ok: true, payload: value as APIInteraction } : { ok: false, reason: 'bad PING' }
+  }
+  const common = interactionSchema.safeParse(value)
+  if (!common.success)
+    return { ok: false, reason: `malformed interaction: ${describeZodError(common.error)}` }
+  const data =
+    type === InteractionType.MessageComponent
+      ? componentDataSchema.safeParse((value as { data?: unknown }).data)
+      : type === InteractionType.ModalSubmit
+        ? modalDataSchema.safeParse((value as { data?: unknown }).data)
+        : undefined
+  if (data && !data.success)
+    return { ok: false, reason: `malformed interaction data: ${describeZodError(data.error)}` }
+  // Checked above field by field; discord.js's type names the rest.
+  return { ok: true, payload: value as APIInteraction }
+}
 
 const DISCORD_EPOCH = 1420070400000n
 

@@ -5,6 +5,8 @@
 import type { KeyObject } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { APIInteraction } from 'discord.js'
+import { type Logger, silentLogger } from '../../src/log.js'
+import { readInteraction } from './decode.js'
 import { type ReplayGuard, verifyDiscordSignature } from './verify.js'
 
 /** Interaction payloads are small; anything larger is not Discord. */
@@ -41,6 +43,7 @@ export async function readInteractionRequest(
   res: ServerResponse,
   key: KeyObject,
   guard: ReplayGuard,
+  log: Logger = silentLogger,
 ): Promise<APIInteraction | undefined> {
   if (req.method !== 'POST') return fail(res, 405, 'method not allowed')
   const body = await readBody(req)
@@ -50,12 +53,22 @@ export async function readInteractionRequest(
   if (!signature || !timestamp || !verifyDiscordSignature(key, signature, timestamp, body))
     return fail(res, 401, 'invalid request signature')
   if (!guard.admit(signature, timestamp)) return fail(res, 401, 'stale or replayed request')
+  let value: unknown
   try {
-    const payload = JSON.parse(body.toString('utf8')) as APIInteraction
-    if (typeof payload !== 'object' || payload === null || typeof payload.type !== 'number')
-      return fail(res, 400, 'not an interaction')
-    return payload
+    value = JSON.parse(body.toString('utf8'))
   } catch {
-    return fail(res, 400, 'invalid JSON')
+    return refuse(res, log, 'BAD_JSON', 'invalid JSON')
   }
+  const checked = readInteraction(value)
+  if (!checked.ok) return refuse(res, log, 'BAD_INTERACTION', checked.reason)
+  return checked.payload
+}
+
+/** A verified request we cannot use: 400 with a code, and a log line saying why. */
+function refuse(res: ServerResponse, log: Logger, code: string, message: string): undefined {
+  log.warn(`Refused a signed Discord interaction (${code}): ${message}`)
+  res
+    .writeHead(400, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ message, code, error: { name: 'HttpError', code, message } }))
+  return undefined
 }

@@ -3,7 +3,7 @@
  * gateway (or signed HTTP), answers through the card host.
  */
 
-import type { KeyObject } from 'node:crypto'
+import { createHash, type KeyObject } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
   type APIInteraction,
@@ -11,13 +11,13 @@ import {
   InteractionResponseType,
   InteractionType,
 } from 'discord.js'
-import { type CardHost, type ChatAdapter, within } from '../../src/answerer/adapter.js'
-import { cardRef } from '../../src/card/codec.js'
+import { type CardHost, type ChatAdapter, notAppliedMessage, within } from '../../src/answerer/adapter.js'
+import { cardRef, decodeComponentId } from '../../src/card/codec.js'
 import type { CardState, Destination, Person } from '../../src/card/types.js'
 import { type Logger, silentLogger } from '../../src/log.js'
 import type { LeaderHandlers, Leadership } from '../../src/store/pg-leader.js'
 import { Acknowledger } from './ack.js'
-import { type Decoded, onCard, type ParsedInteraction, parseInteraction } from './decode.js'
+import { type Decoded, onCard, type ParsedInteraction, parseInteraction, readInteraction } from './decode.js'
 import { readInteractionRequest } from './http.js'
 import { declineModal, otherModal } from './modal.js'
 import { cardToDiscordMessages, type DiscordMessage } from './render.js'
@@ -28,7 +28,7 @@ import { importPublicKey, ReplayGuard } from './verify.js'
 /** How long the may-this-person-answer check may take before a form opens anyway. */
 const FORM_CHECK_MS = 1000
 
-export { decodeInteraction, onCard, parseInteraction } from './decode.js'
+export { decodeInteraction, onCard, parseInteraction, readInteraction } from './decode.js'
 export { declineModal, otherModal } from './modal.js'
 export { cardToDiscordMessages, type DiscordMessage, type RenderOptions } from './render.js'
 export { importPublicKey, ReplayGuard, SIGNATURE_MAX_AGE_S, verifyDiscordSignature } from './verify.js'
@@ -111,6 +111,13 @@ interface Click {
   see: () => void
 }
 
+const DISCORD_EPOCH_MS = 1420070400000
+
+/** A message nonce (at most 25 characters) for one part of one copy of a card. */
+function cardNonce(key: string, part: number): string {
+  return `ab${createHash('sha256').update(`${key}#${part}`).digest('hex').slice(0, 23)}`
+}
+
 /** Interaction tokens stay valid 15 minutes; use them a little less. */
 const TOKEN_TTL_MS = 14 * 60_000
 
@@ -156,9 +163,16 @@ export class DiscordAdapter implements ChatAdapter {
         lead: async () => this.log.info('this bridge now handles Discord gateway interactions'),
         resign: async () => this.log.info('this bridge no longer handles Discord gateway interactions'),
       })
-      await this.transport.connect((payload) => {
+      await this.transport.connect((raw) => {
         // Another bridge on the same database answers it.
         if (this.leadership && !this.leadership.leading) return
+        // The gateway has no status to refuse with: a malformed interaction is logged and dropped.
+        const checked = readInteraction(raw)
+        if (!checked.ok) {
+          this.log.warn('Refused a Discord interaction from the gateway', { reason: checked.reason })
+          return
+        }
+        const payload = checked.payload
         this.track(
           this.onInteraction(payload, (body) => this.transport.callback(payload.id, payload.token, body)),
         )
@@ -172,7 +186,48 @@ export class DiscordAdapter implements ChatAdapter {
     await this.transport.close()
   }
 
-  async post(card: CardState, destination: Destination): Promise<DiscordRef> {
+  /**
+   * After a crash between posting and storing the reference: the card's messages posted since
+   * `since` are found by their components (the custom ids carry the call). One whole copy is
+   * adopted; extra copies are deleted, and a copy cut short is taken down to be posted whole.
+   */
+  async find(
+    card: CardState,
+    destination: Destination,
+    _key: string,
+    since: number,
+  ): Promise<DiscordRef | undefined> {
+    const channelId =
+      destination.channel ?? (destination.user && (await this.transport.dmChannel(destination.user)))
+    if (!channelId) return undefined
+    const after = String((BigInt(Math.max(0, since - 5000 - DISCORD_EPOCH_MS)) << 22n).toString())
+    const ours = (await this.transport.messagesAfter(channelId, after)).filter((m) =>
+      (m.components ?? []).some((row) =>
+        ('components' in row ? row.components : []).some(
+          (c) => 'custom_id' in c && decodeComponentId(c.custom_id)?.callId === card.callId,
+        ),
+      ),
+    )
+    const ref: DiscordRef = { channelId, messageIds: [] }
+    if (destination.mention?.length) ref.mention = [...destination.mention]
+    const locale = this.transport.channelLocale(channelId)
+    if (locale) ref.locale = locale
+    const expected = cardToDiscordMessages(card, ref)
+    const withComponents = expected.filter((m) => m.components.length > 0).length
+    // A one-message card is recognisable whole; for longer cards only parts with components are.
+    const keep = expected.length === 1 && withComponents === 1 ? ours.slice(0, 1) : []
+    for (const extra of ours.filter((m) => !keep.includes(m))) {
+      this.log.warn('retiring an extra copy of a card', { channel: channelId, message: extra.id })
+      await this.transport
+        .remove(channelId, extra.id)
+        .catch((error: unknown) => this.log.warn('could not delete an extra copy', { error }))
+    }
+    if (keep.length === 0) return undefined
+    ref.messageIds = keep.map((m) => m.id)
+    return ref
+  }
+
+  async post(card: CardState, destination: Destination, key?: string): Promise<DiscordRef> {
     const channelId =
       destination.channel ?? (destination.user && (await this.transport.dmChannel(destination.user)))
     if (!channelId) throw new Error('a Discord destination needs a channel or a user')
@@ -181,8 +236,9 @@ export class DiscordAdapter implements ChatAdapter {
     if (destination.mention?.length) ref.mention = [...destination.mention]
     if (locale) ref.locale = locale
     try {
-      for (const message of cardToDiscordMessages(card, ref)) {
-        const sent = await this.transport.send(channelId, message)
+      for (const [part, message] of cardToDiscordMessages(card, ref).entries()) {
+        // The nonce makes Discord itself refuse a second copy of this part for a few minutes.
+        const sent = await this.transport.send(channelId, message, key ? cardNonce(key, part) : undefined)
         ref.messageIds.push(sent.id)
         this.remember(sent.id, message)
       }
@@ -258,7 +314,7 @@ export class DiscordAdapter implements ChatAdapter {
         .end('{"message":"HTTP interactions are off"}')
       return
     }
-    const payload = await readInteractionRequest(req, res, this.key, this.replays)
+    const payload = await readInteractionRequest(req, res, this.key, this.replays, this.log)
     if (!payload) return
     let replied = false
     const reply = async (body: APIInteractionResponse) => {
@@ -338,19 +394,20 @@ export class DiscordAdapter implements ChatAdapter {
       await reply({ type: InteractionResponseType.Pong })
       return
     }
-    const parsed = parseInteraction(payload)
     const ack = new Acknowledger({
       reply,
       followUp: (content) => this.transport.followUp(payload.application_id, payload.token, content),
       ackAfterMs: this.ackAfterMs,
       logger: this.log,
     })
-    const tracked = parsed?.messageId ? this.trackClick(parsed.messageId, ack) : undefined
+    let tracked: { click: Click; forget: () => void } | undefined
     try {
+      const parsed = parseInteraction(payload)
       if (!parsed) {
         await ack.tell('askbridge does not know this control.')
         return
       }
+      tracked = parsed.messageId ? this.trackClick(parsed.messageId, ack) : undefined
       this.tokens.set(parsed.actor.userId, {
         applicationId: parsed.applicationId,
         token: parsed.token,
@@ -366,7 +423,8 @@ export class DiscordAdapter implements ChatAdapter {
       await this.act(decoded, parsed, card, host, ack, tracked?.click)
     } catch (error) {
       this.log.error('discord interaction failed', { error, interaction: payload.id })
-      await ack.tell('Something went wrong; please try again.').catch(() => {})
+      // Not stored, so not applied: say so, and the person can click again.
+      await ack.tell(notAppliedMessage(error)).catch(() => {})
     } finally {
       tracked?.forget()
       await ack.finish()

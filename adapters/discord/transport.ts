@@ -143,12 +143,39 @@ export class DiscordTransport {
     return queue.add(task)
   }
 
-  send(channelId: string, message: DiscordMessage): Promise<APIMessage> {
+  /**
+   * Post a message. With a `nonce` Discord keeps the first message for that nonce: a repeat
+   * within a few minutes returns it instead of posting again (`enforce_nonce`).
+   */
+  send(channelId: string, message: DiscordMessage, nonce?: string): Promise<APIMessage> {
+    const body = nonce ? { ...message, nonce, enforce_nonce: true } : message
     return this.inChannel(
       channelId,
-      async () =>
-        (await this.client.rest.post(Routes.channelMessages(channelId), { body: message })) as APIMessage,
+      async () => (await this.client.rest.post(Routes.channelMessages(channelId), { body })) as APIMessage,
     )
+  }
+
+  /** Messages posted in a channel after a snowflake, oldest first (at most `pages` x 100). */
+  async messagesAfter(channelId: string, after: string, pages = 10): Promise<APIMessage[]> {
+    const out: APIMessage[] = []
+    let cursor = after
+    for (let page = 0; page < pages; page++) {
+      const batch = (await this.client.rest.get(Routes.channelMessages(channelId), {
+        query: new URLSearchParams({ limit: '100', after: cursor }),
+      })) as APIMessage[]
+      const sorted = [...batch].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
+      out.push(...sorted)
+      const last = sorted.at(-1)
+      if (batch.length < 100 || !last) break
+      cursor = last.id
+    }
+    return out
+  }
+
+  remove(channelId: string, messageId: string): Promise<void> {
+    return this.inChannel(channelId, async () => {
+      await this.client.rest.delete(Routes.channelMessage(channelId, messageId))
+    })
   }
 
   /** Edit through the bot's channel endpoint: works long after any interaction token expired. */

@@ -7,59 +7,104 @@
  * the same id and the card applies it once.
  */
 
+import { z } from 'zod'
 import type { InboundInteraction } from '../../src/answerer/adapter.js'
 import { type CardRef, type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
 import { type Resolution, resolveComponent } from '../../src/card/resolve.js'
 import type { CardState, Interaction, Person } from '../../src/card/types.js'
+import { describeZodError } from '../../src/protocol/schemas.js'
 import { decodeModalMetadata, MODAL_INPUT } from './modal.js'
 
+// Payloads are validated at the boundary: a signed but malformed payload is refused (HTTP 400,
+// a log line) rather than crashing a listener. Objects stay loose: Slack adds fields freely.
+
+const userSchema = z.looseObject({
+  id: z.string().min(1),
+  name: z.string().optional(),
+  username: z.string().optional(),
+  team_id: z.string().optional(),
+  locale: z.string().optional(),
+})
+
+const selectedOptionSchema = z.looseObject({ value: z.string() })
+
+const blockActionSchema = z.looseObject({
+  type: z.string(),
+  action_id: z.string(),
+  block_id: z.string().optional(),
+  action_ts: z.string().optional(),
+  value: z.string().optional(),
+  selected_option: selectedOptionSchema.nullable().optional(),
+  selected_options: z.array(selectedOptionSchema).optional(),
+})
+
+/** A `block_actions` interactivity payload, as far as askbridge reads it. */
+export const blockActionsSchema = z.looseObject({
+  type: z.literal('block_actions'),
+  user: userSchema,
+  actions: z.array(blockActionSchema),
+  trigger_id: z.string().optional(),
+  response_url: z.string().optional(),
+  container: z
+    .looseObject({
+      type: z.string().optional(),
+      message_ts: z.string().optional(),
+      channel_id: z.string().optional(),
+      is_ephemeral: z.boolean().optional(),
+    })
+    .optional(),
+  channel: z.looseObject({ id: z.string(), name: z.string().optional() }).optional(),
+  message: z.looseObject({ ts: z.string().optional() }).optional(),
+})
+
+/** A `view_submission` or `view_closed` payload of a modal. */
+export const viewPayloadSchema = z.looseObject({
+  type: z.enum(['view_submission', 'view_closed']),
+  user: userSchema,
+  view: z.looseObject({
+    id: z.string(),
+    callback_id: z.string(),
+    private_metadata: z.string().optional(),
+    hash: z.string().optional(),
+    state: z
+      .looseObject({
+        values: z.record(
+          z.string(),
+          z.record(
+            z.string(),
+            z.looseObject({ type: z.string().optional(), value: z.string().nullable().optional() }),
+          ),
+        ),
+      })
+      .optional(),
+  }),
+})
+
 /** The fields of a Slack user object we read (present on every interactivity payload). */
-export interface SlackPayloadUser {
-  id: string
-  name?: string
-  username?: string
-  team_id?: string
-  locale?: string
-}
-
-export interface SlackSelectedOption {
-  value: string
-}
-
-export interface SlackBlockAction {
-  type: string
-  action_id: string
-  block_id?: string
-  action_ts?: string
-  value?: string
-  selected_option?: SlackSelectedOption | null
-  selected_options?: SlackSelectedOption[]
-}
-
-export interface BlockActionsPayload {
-  type: 'block_actions'
-  user: SlackPayloadUser
-  actions: SlackBlockAction[]
-  trigger_id?: string
-  response_url?: string
-  container?: { type?: string; message_ts?: string; channel_id?: string; is_ephemeral?: boolean }
-  channel?: { id: string; name?: string }
-  message?: { ts?: string }
-}
-
-export interface ViewPayload {
-  type: 'view_submission' | 'view_closed'
-  user: SlackPayloadUser
-  view: {
-    id: string
-    callback_id: string
-    private_metadata?: string
-    hash?: string
-    state?: { values: Record<string, Record<string, { type?: string; value?: string | null }>> }
-  }
-}
-
+export type SlackPayloadUser = z.infer<typeof userSchema>
+export type BlockActionsPayload = z.infer<typeof blockActionsSchema>
+export type ViewPayload = z.infer<typeof viewPayloadSchema>
 export type SlackPayload = BlockActionsPayload | ViewPayload
+
+/** The interactivity types askbridge handles; everything else is left to Bolt (and ignored). */
+export const INTERACTIVE_TYPES = new Set(['block_actions', 'view_submission', 'view_closed'])
+
+/**
+ * Check a parsed interactivity body. `ours: false` for a body of another type (events, shortcuts):
+ * not askbridge's to judge. A body of our types that does not have the shape is refused with a reason.
+ */
+export function readSlackPayload(
+  body: unknown,
+): { ok: true; payload: SlackPayload } | { ok: true; ours: false } | { ok: false; reason: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { ok: false, reason: 'the payload is not a JSON object' }
+  const type = (body as { type?: unknown }).type
+  if (typeof type !== 'string' || !INTERACTIVE_TYPES.has(type)) return { ok: true, ours: false }
+  const parsed =
+    type === 'block_actions' ? blockActionsSchema.safeParse(body) : viewPayloadSchema.safeParse(body)
+  if (parsed.success) return { ok: true, payload: parsed.data }
+  return { ok: false, reason: `malformed ${type} payload: ${describeZodError(parsed.error)}` }
+}
 
 /** Where a block action happened, for replies (ephemeral notices, modals). */
 export interface ActionContext {

@@ -8,7 +8,12 @@
  * only answer Slack when a listener acks or when processing ends (a payload that is not ours).
  */
 import type { App, webApi } from '@slack/bolt'
-import { type CardHost, type InteractionOutcome, within } from '../../src/answerer/adapter.js'
+import {
+  type CardHost,
+  type InteractionOutcome,
+  notAppliedMessage,
+  within,
+} from '../../src/answerer/adapter.js'
 import { COMPONENT_ID_PREFIX, cardRef } from '../../src/card/codec.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import type { Logger } from '../../src/log.js'
@@ -19,6 +24,7 @@ import {
   decodeBlockActions,
   decodedOnCard,
   decodeView,
+  readSlackPayload,
   type ViewPayload,
 } from './decode.js'
 import { slackError } from './errors.js'
@@ -53,15 +59,25 @@ export class SlackInbound {
     this.#deps = deps
     const { app, logger } = deps
     const ours = COMPONENT_ID_PREFIX
+    // Socket Mode has no HTTP status to refuse with: a malformed payload is acked, logged, dropped.
+    const checked = (body: unknown) => {
+      const result = readSlackPayload(body)
+      if (result.ok && 'payload' in result) return result.payload
+      logger.warn('Refused a Slack payload', { reason: result.ok ? 'not ours' : result.reason })
+      return undefined
+    }
     app.action(ours, async ({ ack, body }) => {
-      await this.#ackAfter(ack, this.#onBlockActions(body as unknown as BlockActionsPayload))
+      const payload = checked(body)
+      if (payload?.type !== 'block_actions') return ack()
+      await this.#ackAfter(ack, this.#onBlockActions(payload))
     })
-    app.view({ callback_id: ours, type: 'view_submission' }, async ({ ack, body }) => {
-      await this.#ackAfter(ack, this.#onView(body as unknown as ViewPayload))
-    })
-    app.view({ callback_id: ours, type: 'view_closed' }, async ({ ack, body }) => {
-      await this.#ackAfter(ack, this.#onView(body as unknown as ViewPayload))
-    })
+    const onView = async ({ ack, body }: { ack: () => Promise<void>; body: unknown }) => {
+      const payload = checked(body)
+      if (!payload || payload.type === 'block_actions') return ack()
+      await this.#ackAfter(ack, this.#onView(payload))
+    }
+    app.view({ callback_id: ours, type: 'view_submission' }, onView)
+    app.view({ callback_id: ours, type: 'view_closed' }, onView)
     app.error(async (error) => {
       logger.error('Slack listener failed', { error })
     })
@@ -132,7 +148,15 @@ export class SlackInbound {
         await this.#openModal(host, card, result, actor)
         return
       case 'interaction': {
-        const outcome = await host.handle(result.inbound)
+        let outcome: InteractionOutcome
+        try {
+          outcome = await host.handle(result.inbound)
+        } catch (error) {
+          // Not stored, so not applied: say so, and the person can click again.
+          this.#deps.logger.error('a Slack interaction was not applied', { error })
+          await this.#deps.notices.send(actor.userId, notAppliedMessage(error), result.context)
+          return
+        }
         if (outcome.message) await this.#deps.notices.send(actor.userId, outcome.message, result.context)
         return
       }

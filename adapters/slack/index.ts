@@ -189,7 +189,15 @@ export class SlackAdapter implements ChatAdapter {
   async stop(): Promise<void> {
     if (!this.#started) return
     this.#started = false
-    await Promise.race([this.idle(), new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref())])
+    // Interactions, notices and queued Web API calls finish first, within a bound.
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const bound = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), STOP_GRACE_MS)
+    })
+    const drained = await Promise.race([this.idle().then(() => true as const), bound])
+    clearTimeout(timer)
+    if (!drained)
+      this.#log.warn(`Slack adapter stopping with work still queued after ${STOP_GRACE_MS} ms; it is dropped`)
     if (this.mode === 'socket') await this.#app.stop()
     this.#queues.stop()
   }
@@ -209,12 +217,17 @@ export class SlackAdapter implements ChatAdapter {
   /** Resolves when every interaction in progress and every queued Web API call is done. */
   async idle(): Promise<void> {
     await this.#inbound.idle()
+    await this.#notices.idle()
     await this.#queues.idle()
-    if (this.#inbound.busy) await this.idle()
+    if (this.#inbound.busy || this.#notices.busy) await this.idle()
   }
 
-  post(card: CardState, destination: Destination): Promise<SlackRef> {
-    return this.#outbound.post(card, destination)
+  post(card: CardState, destination: Destination, key?: string): Promise<SlackRef> {
+    return this.#outbound.post(card, destination, key)
+  }
+
+  find(card: CardState, destination: Destination, key: string, since: number): Promise<SlackRef | undefined> {
+    return this.#outbound.find(card, destination, key, since)
   }
 
   update(card: CardState, ref: unknown): Promise<SlackRef | undefined> {

@@ -26,8 +26,26 @@ export class SlackNotices {
     this.#deps = deps
   }
 
-  /** Tell one person something only they see. */
-  async send(userId: string, text: string, context: ActionContext): Promise<void> {
+  readonly #inflight = new Set<Promise<void>>()
+
+  /** Resolves when every notice being sent has gone out (or failed). */
+  async idle(): Promise<void> {
+    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight])
+  }
+
+  get busy(): boolean {
+    return this.#inflight.size > 0
+  }
+
+  /** Tell one person something only they see. Tracked, so shutdown waits for it (within a bound). */
+  send(userId: string, text: string, context: ActionContext): Promise<void> {
+    const sending = this.#send(userId, text, context)
+    this.#inflight.add(sending)
+    void sending.finally(() => this.#inflight.delete(sending)).catch(() => {})
+    return sending
+  }
+
+  async #send(userId: string, text: string, context: ActionContext): Promise<void> {
     const { client, queues, logger } = this.#deps
     const safe = escapeMrkdwn(text)
     if (context.responseUrl && this.#trusted(context.responseUrl)) {

@@ -32,6 +32,20 @@ export function isSlackRef(ref: unknown): ref is SlackRef {
   return typeof r.channel === 'string' && Array.isArray(r.ts) && r.ts.every((t) => typeof t === 'string')
 }
 
+/** The metadata event type that marks a card's messages. */
+const CARD_EVENT = 'askbridge_card'
+/** How many pages of channel history `find` reads at most. */
+const FIND_PAGES = 10
+
+interface CardMetadata {
+  event_type: typeof CARD_EVENT
+  event_payload: { key: string; part: number; parts: number }
+}
+
+function cardMetadata(key: string, part: number, parts: number): CardMetadata {
+  return { event_type: CARD_EVENT, event_payload: { key, part, parts } }
+}
+
 /** Last-shown message renders kept to skip no-op updates. */
 const SHOWN_CACHE = 5000
 
@@ -52,7 +66,7 @@ export class SlackOutbound {
     this.#deps = deps
   }
 
-  async post(card: CardState, destination: Destination): Promise<SlackRef> {
+  async post(card: CardState, destination: Destination, key?: string): Promise<SlackRef> {
     let channel = destination.channel ?? (destination.user ? await this.openDm(destination.user) : undefined)
     if (!channel) throw new Error('A Slack destination needs a channel or a user')
     const mention = destination.mention?.length ? [...destination.mention] : undefined
@@ -63,8 +77,13 @@ export class SlackOutbound {
     const ts: string[] = []
     try {
       await this.#deps.queues.run(channel, async (call) => {
-        for (const message of messages) {
-          const posted = await this.#postMessage(channel as string, message, call)
+        for (const [part, message] of messages.entries()) {
+          // Message metadata is kept by Slack and read back by conversations.history: after a
+          // crash, `find` recognises this copy by it instead of posting a second one.
+          const marked: SlackMessage & { metadata?: CardMetadata } = key
+            ? { ...message, metadata: cardMetadata(key, part, messages.length) }
+            : message
+          const posted = await this.#postMessage(channel as string, marked, call)
           channel = posted.channel
           ts.push(posted.ts)
         }
@@ -75,6 +94,76 @@ export class SlackOutbound {
       throw error
     }
     return { channel, ts, ...(mention ? { mention } : {}), ...(locale ? { locale } : {}) }
+  }
+
+  /**
+   * Look for a copy posted with `key` (see {@link post}) in the destination's channel since
+   * `since`: conversations.history with the messages' metadata. The oldest complete copy is
+   * adopted; any other copy, and the parts of a copy cut short, are deleted so no second set of
+   * live buttons stays behind.
+   */
+  async find(
+    _card: CardState,
+    destination: Destination,
+    key: string,
+    since: number,
+  ): Promise<SlackRef | undefined> {
+    const channel =
+      destination.channel ?? (destination.user ? await this.openDm(destination.user) : undefined)
+    if (!channel) return undefined
+    const parts: Array<{ ts: string; part: number; parts: number }> = []
+    let cursor: string | undefined
+    // Posted after the intent was stored; a minute of slack for clocks.
+    const oldest = String(Math.max(0, Math.floor(since / 1000) - 60))
+    for (let page = 0; page < FIND_PAGES; page++) {
+      const result = await this.#deps.queues.now('conversations.history', () =>
+        this.#deps.client.conversations.history({
+          channel,
+          oldest,
+          limit: 200,
+          include_all_metadata: true,
+          ...(cursor ? { cursor } : {}),
+        }),
+      )
+      for (const m of result.messages ?? []) {
+        const meta = m.metadata as
+          | { event_type?: string; event_payload?: Record<string, unknown> }
+          | undefined
+        const payload = meta?.event_payload
+        if (meta?.event_type !== CARD_EVENT || payload?.key !== key || !m.ts) continue
+        parts.push({ ts: m.ts, part: Number(payload.part), parts: Number(payload.parts) })
+      }
+      cursor = result.response_metadata?.next_cursor || undefined
+      if (!result.has_more || !cursor) break
+    }
+    // Oldest first; each copy starts with its part 0.
+    parts.sort((a, b) => Number.parseFloat(a.ts) - Number.parseFloat(b.ts))
+    const copies: Array<typeof parts> = []
+    for (const p of parts) {
+      if (p.part === 0 || copies.length === 0) copies.push([])
+      copies.at(-1)?.push(p)
+    }
+    const keep = copies.find(
+      (c) => c.length > 0 && c.length === c[0]?.parts && c.every((p, i) => p.part === i),
+    )
+    const extra = copies.filter((c) => c !== keep).flat()
+    if (extra.length > 0) {
+      this.#deps.logger.warn('retiring extra copies of a card', { channel, count: extra.length })
+      await this.#deleteAll(
+        channel,
+        extra.map((p) => p.ts),
+      )
+    }
+    if (!keep) return undefined
+    const mention = destination.mention?.length ? [...destination.mention] : undefined
+    const locale =
+      !destination.channel && destination.user ? await this.#userLocale(destination.user) : undefined
+    return {
+      channel,
+      ts: keep.map((p) => p.ts),
+      ...(mention ? { mention } : {}),
+      ...(locale ? { locale } : {}),
+    }
   }
 
   /**

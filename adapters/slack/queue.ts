@@ -11,6 +11,7 @@
  * so its 429 holds that method everywhere. Nothing is dropped: a rate-limited call is retried
  * until it goes through or the adapter stops.
  */
+import { setMaxListeners } from 'node:events'
 import PQueue from 'p-queue'
 
 export interface RateLimitOptions {
@@ -64,6 +65,9 @@ export class ChannelQueues {
   constructor(options: RateLimitOptions = {}) {
     this.#interval = Math.max(0, options.perChannelIntervalMs ?? 1000)
     this.#maxRetries = options.maxRateLimitRetries ?? 100
+    // Every queued task listens on the one stop signal until it starts: many queued calls are
+    // normal, not a leak, so no MaxListenersExceededWarning.
+    setMaxListeners(0, this.#stopped.signal)
   }
 
   /** Run `task` alone in `lane`; its calls go through the given {@link LaneCall}. */

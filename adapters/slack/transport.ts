@@ -20,6 +20,7 @@ import {
   type webApi,
 } from '@slack/bolt'
 import type { Logger as AskbridgeLogger } from '../../src/log.js'
+import { readSlackPayload } from './decode.js'
 import { verifySlackSignature } from './verify.js'
 
 /** Interactivity payloads are small; refuse anything absurd. */
@@ -80,10 +81,11 @@ export class SlackHttpReceiver implements Receiver {
     let body: Record<string, unknown>
     try {
       body = parseBody(raw, header(req, 'content-type') ?? '')
-    } catch {
-      res.writeHead(400, { 'content-type': 'text/plain' }).end('unreadable body')
-      return
+    } catch (error) {
+      return refuse(res, logger, 'BAD_BODY', `unreadable body: ${(error as Error).message}`)
     }
+    const checked = readSlackPayload(body)
+    if (!checked.ok) return refuse(res, logger, 'BAD_PAYLOAD', checked.reason)
     if (body.type === 'url_verification' && typeof body.challenge === 'string') {
       res
         .writeHead(200, { 'content-type': 'application/json' })
@@ -130,6 +132,14 @@ export class SlackHttpReceiver implements Receiver {
   }
 }
 
+/** A signed request we cannot use: 400 with a code, and a log line saying why. */
+function refuse(res: ServerResponse, logger: Logger, code: string, message: string): void {
+  logger.warn(`Refused a signed Slack request (${code}): ${message}`)
+  res
+    .writeHead(400, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ error: { name: 'HttpError', code, message } }))
+}
+
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name]
   return Array.isArray(value) ? value[0] : value
@@ -150,11 +160,15 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 /** Interactivity arrives form-encoded with one `payload` field of JSON; events arrive as JSON. */
 export function parseBody(raw: Buffer, contentType: string): Record<string, unknown> {
   const text = raw.toString('utf8')
-  if (contentType.startsWith('application/json')) return JSON.parse(text) as Record<string, unknown>
-  const params = new URLSearchParams(text)
-  const payload = params.get('payload')
-  if (payload !== null) return JSON.parse(payload) as Record<string, unknown>
-  return Object.fromEntries(params)
+  const params = contentType.startsWith('application/json') ? undefined : new URLSearchParams(text)
+  const json = params === undefined ? text : params.get('payload')
+  if (params !== undefined && json === null) return Object.fromEntries(params)
+  const value: unknown = JSON.parse(json as string)
+  // `payload=null`, a JSON array or a bare number: signed, but nothing Slack sends.
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new TypeError('the payload is not a JSON object')
+  }
+  return value as Record<string, unknown>
 }
 
 export interface BoltAppOptions {

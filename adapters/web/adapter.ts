@@ -148,13 +148,8 @@ export class WebAdapter implements ChatAdapter {
       )
       return true
     }
-    try {
-      await match.handler({ req, res, url, params: match.params })
-    } catch (error) {
-      const { status, body } = errorResponse(error)
-      if (!res.headersSent) send(res, status, body)
-      else res.end()
-    }
+    // A failure goes to the HTTP server like any route's: it answers the coded error and logs it.
+    await match.handler({ req, res, url, params: match.params })
     return true
   }
 

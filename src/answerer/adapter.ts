@@ -1,7 +1,18 @@
 import type { CardRef } from '../card/codec.js'
 import type { CardState, Destination, Interaction, Person } from '../card/types.js'
+import { isStorageError } from '../store/errors.js'
 
 export type { Destination }
+
+/**
+ * What a post row holds between "about to post" and "posted": the intent to post, stored first,
+ * so a crash in between is noticed and the copy looked for before posting again.
+ */
+export const POST_PENDING = { askbridge: 'post-pending' } as const
+
+export function isPostPending(ref: unknown): boolean {
+  return (ref as { askbridge?: unknown } | null)?.askbridge === POST_PENDING.askbridge
+}
 
 /** A stable key for a destination, used to keep one post per call and destination. */
 export function destinationKey(d: Destination): string {
@@ -46,6 +57,16 @@ export interface CardHost {
 }
 
 /**
+ * What the person is told when their click, menu choice or form could not be applied (the host
+ * threw, usually because the store is unavailable): nothing was recorded, they can try again.
+ */
+export function notAppliedMessage(error: unknown): string {
+  return isStorageError(error)
+    ? 'That did not go through: askbridge could not save it right now. Nothing was recorded; please try again in a moment.'
+    : 'That did not go through; nothing was recorded. Please try again.'
+}
+
+/**
  * A check that must not hold up a platform deadline: `fallback` when `work` takes longer than
  * `ms` (the work goes on; its result is dropped).
  */
@@ -70,7 +91,17 @@ export interface ChatAdapter {
   readonly platform: Destination['platform']
   start(host: CardHost): Promise<void>
   stop(): Promise<void>
-  post(card: CardState, destination: Destination): Promise<unknown>
+  /**
+   * Post a copy. `key` (stable per call and destination) is a marker the platform keeps with
+   * the messages (Slack message metadata, a Discord nonce), so {@link find} can recognise them.
+   */
+  post(card: CardState, destination: Destination, key?: string): Promise<unknown>
+  /**
+   * After a crash between the platform accepting a post and the answerer storing its reference:
+   * look for a copy posted with `key` since `since` (epoch ms). Returns its reference, or
+   * undefined when there is none (then the answerer posts). Extra copies found are retired.
+   */
+  find?(card: CardState, destination: Destination, key: string, since: number): Promise<unknown>
   /**
    * Bring a posted copy up to date. Returns a new reference when the copy changed shape (for
    * example it grew a continuation message), which the answerer stores in place of the old one

@@ -10,7 +10,7 @@ import { ResponderPolicy } from '../routing/policy.js'
 import { defaultRouter, type Router } from '../routing/types.js'
 import type { UserQuestionService } from '../service/service.js'
 import { callKeyOf } from '../store/fold.js'
-import type { CallKey } from '../store/types.js'
+import type { AuditEntry, CallKey } from '../store/types.js'
 import type { CardHost, ChatAdapter, InboundInteraction, InteractionOutcome } from './adapter.js'
 import { compareAndSet } from './cas.js'
 import { CardCopies } from './copies.js'
@@ -120,11 +120,29 @@ export class ChatAnswerer {
       handle: (input) => this.handle(input),
       getCard: async (ref) => (await this.cardOf(ref))?.state,
       mayAnswer: async (ref, person) => {
-        const card = (await this.cardOf(ref))?.state
-        if (!card) return { ok: false, message: GONE }
-        if (!isLive(card)) return { ok: false, message: finishedRefusal(card).message }
+        const versioned = await this.cardOf(ref)
+        const card = versioned?.state
+        // A refusal here (before a form opens) is audited like a refused click.
+        const refuse = async (code: string, message: string) => {
+          await this.auditSafely({
+            ...(card ? callKeyOf(card) : { callId: ref.callId }),
+            kind: 'interaction',
+            platform: person.platform,
+            actor: {
+              platform: person.platform,
+              userId: person.userId,
+              ...(person.name ? { name: person.name } : {}),
+            },
+            detail: { type: 'form' },
+            refused: true,
+            code,
+          })
+          return { ok: false, message }
+        }
+        if (!card) return refuse('unknown-call', GONE)
+        if (!isLive(card)) return refuse('finished', finishedRefusal(card).message)
         if (!(await this.policy.allows(card, this.people.identify(person))))
-          return { ok: false, message: NOT_ALLOWED }
+          return refuse('not-allowed', NOT_ALLOWED)
         return { ok: true }
       },
       renewHold: async (ref, person) => {
@@ -227,7 +245,7 @@ export class ChatAnswerer {
     const actor = this.people.identify(input.interaction.actor)
     const interaction = { ...input.interaction, actor }
     const audit = (refused: boolean, code?: string) =>
-      this.store.audit({
+      this.auditSafely({
         ...(key ?? { callId: input.callId }),
         kind: 'interaction',
         platform: actor.platform,
@@ -267,7 +285,12 @@ export class ChatAnswerer {
             const lease = this.adapters.get(input.interaction.actor.platform)?.holdLeaseMs
             if (type === 'hold') this.holds.claim(next, actor, lease)
             if (type === 'release') this.holds.release(key, actor)
-            if (result.completed) await this.completed(card, next)
+            // Stored: from here on the click is applied, whatever else fails.
+            if (result.completed) {
+              await this.completed(card, next).catch((error: unknown) =>
+                this.log.warn('answer stored but not handed over yet', { ...key, error }),
+              )
+            }
             this.background(this.copies.refresh(key))
             return {
               ok: true,
@@ -282,11 +305,23 @@ export class ChatAnswerer {
     )
   }
 
+  /**
+   * Write an audit entry. A failing audit write must not turn an applied click into an error,
+   * nor hide a refusal from the person: it is logged instead.
+   */
+  private async auditSafely(entry: AuditEntry): Promise<void> {
+    try {
+      await this.store.audit(entry)
+    } catch (error) {
+      this.log.warn('audit entry not written', { callId: entry.callId, kind: entry.kind, error })
+    }
+  }
+
   /** A card just completed: hand the answer to the waiting ask, or queue it as a late reply. */
   private async completed(before: CardState, card: CardState): Promise<void> {
     const key = callKeyOf(card)
     this.holds.releaseAll(key)
-    await this.store.audit({
+    await this.auditSafely({
       ...key,
       kind: 'completed',
       ...(card.answeredBy ? { actor: card.answeredBy, platform: card.answeredBy.platform } : {}),

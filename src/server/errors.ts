@@ -1,4 +1,5 @@
 import { asUserQuestionError, type UserQuestionErrorCode } from '../protocol/errors.js'
+import { isStorageError } from '../store/errors.js'
 
 /** An HTTP-level problem (not a protocol error): bad JSON, oversize body, unknown route, auth. */
 export class HttpError extends Error {
@@ -45,6 +46,13 @@ export function errorResponse(error: unknown): { status: number; body: ErrorBody
     return {
       status: error.status,
       body: { error: { name: error.name, code: error.code, message: error.message } },
+    }
+  }
+  if (isStorageError(error)) {
+    // Not stored: the client may retry the same request once the storage recovers.
+    return {
+      status: 503,
+      body: { error: { name: 'StorageError', code: error.code, message: error.message } },
     }
   }
   const uq = asUserQuestionError(error)

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net'
 import { type Logger, silentLogger } from '../log.js'
 import type { UserQuestionService } from '../service/service.js'
+import { isStorageError } from '../store/errors.js'
 import type { Store } from '../store/types.js'
 import { addApiRoutes, sendJson } from './api.js'
 import { errorResponse, HttpError } from './errors.js'
@@ -237,7 +238,10 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
     })
     handle(req, res).catch((error: unknown) => {
       const { status, body } = errorResponse(error)
-      if (status >= 500 && status !== 503) log.error('request failed', { route, error })
+      if (isStorageError(error)) {
+        log.warn('storage unavailable', { route, status, fault: error.fault, message: error.message })
+      } else if (status >= 500 && status !== 503) log.error('request failed', { route, error })
+      else log.info('request refused', { route, status, code: body.error.code })
       if (res.headersSent || res.destroyed) {
         res.end()
         return
@@ -341,6 +345,15 @@ function authorized(req: IncomingMessage, token: string, inbox: boolean): boolea
   // A malformed cookie (`%ZZ`) is no cookie, never a 500.
   const cookie = parseCookies(req.headers.cookie).get(COOKIE)
   return cookie !== undefined && same(cookie, token)
+}
+
+/** A cookie value as set by us (URI-encoded); a malformed escape is just a wrong value. */
+function cookieValue(raw: string): string {
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return ''
+  }
 }
 
 /** A low-cardinality route label for metrics and logs. */

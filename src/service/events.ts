@@ -1,5 +1,6 @@
 import type { UserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionAnswerItem } from '../protocol/types.js'
+import type { StorageError } from '../store/errors.js'
 import type { CallKey } from '../store/types.js'
 import type { QueuedReply } from './replies.js'
 
@@ -12,7 +13,7 @@ export interface ServiceEvents {
   /** A call settled with an answer (in the window, or a blocking ask). */
   answered: [call: CallKey, answers: AskUserQuestionAnswerItem[]]
   /** A call ended without an answer (failure, abort, cancel). */
-  dropped: [call: CallKey, code: string, failure?: UserQuestionError]
+  dropped: [call: CallKey, code: string, failure?: UserQuestionError | StorageError]
   /** A late reply was queued for an agent. */
   reply: [reply: QueuedReply]
   /** A queued reply was admitted (the call settled) or discarded (answerable again). */

@@ -12,6 +12,7 @@ import type {
   UserQuestionProjectionView,
 } from '../protocol/types.js'
 import { checkAnswer, MAX_TIMEOUT_MS } from '../protocol/validate.js'
+import { isStorageError, type StorageError } from '../store/errors.js'
 import { callKeyString } from '../store/fold.js'
 import type { CallKey, CallRecord, Store } from '../store/types.js'
 import { abortable, aborted, failureOf } from './abort.js'
@@ -388,15 +389,23 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
         }
         return result
       } catch (error) {
-        const failure = failureOf(error, controller.signal)
+        // A storage fault reaches the caller as itself (HTTP 503, retry the same callId): what
+        // was stored stays, and a card answered meanwhile is found again by the retry.
+        const storage: StorageError | undefined = isStorageError(error) ? error : undefined
+        const failure = storage ?? failureOf(error, controller.signal)
         if (this.closing === 'keep') throw failure // a restart: the call stays as the log has it
-        await this.store.append({
-          type: 'dropped',
-          agentId,
-          callId,
-          code: failure.code,
-          message: failure.message,
-        })
+        try {
+          await this.store.append({
+            type: 'dropped',
+            agentId,
+            callId,
+            code: failure.code,
+            message: failure.message,
+          })
+        } catch (appendError) {
+          if (!storage) throw appendError
+          throw failure // still down: the call stays as the log has it
+        }
         this.emit('dropped', { agentId, callId }, failure.code, failure)
         throw failure
       } finally {

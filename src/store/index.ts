@@ -1,8 +1,10 @@
+import { StorageError } from './errors.js'
 import { isPostgresUrl } from './pg-url.js'
 import { PostgresStore, type PostgresStoreOptions } from './postgres.js'
 import { SqliteStore, type SqliteStoreOptions } from './sqlite.js'
 import type { Store } from './types.js'
 
+export * from './errors.js'
 export * from './fold.js'
 export * from './postgres.js'
 export * from './sqlite.js'
@@ -16,7 +18,18 @@ export * from './types.js'
 export function openStore(url: string, options: SqliteStoreOptions = {}): Store {
   if (url === 'memory' || url === ':memory:') return new SqliteStore(':memory:', options)
   if (isPostgresUrl(url)) throw new Error('ASKBRIDGE_DB: a PostgreSQL store opens with connectStore()')
-  return new SqliteStore(url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url, options)
+  const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url
+  try {
+    return new SqliteStore(path, options)
+  } catch (error) {
+    // Name the setting and the path: "unable to open database file" alone sends nobody anywhere.
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new StorageError(
+      error instanceof StorageError ? error.fault : 'unavailable',
+      `ASKBRIDGE_DB=${url}: ${reason}; check that the directory exists and is writable, and that the disk has space`,
+      { cause: error },
+    )
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
+import { fromSqliteError, StorageError } from './errors.js'
 import { foldCall, pageOf } from './fold.js'
 import {
   type CallRow,
@@ -55,11 +56,24 @@ export class SqliteStore implements Store {
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path
     this.now = options.now ?? Date.now
-    this.db = new Database(path)
-    this.db.pragma('journal_mode = WAL')
-    this.db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`)
-    this.db.pragma('busy_timeout = 5000')
-    migrateSqlite(this.db, this.path)
+    let db: Database.Database | undefined
+    try {
+      db = new Database(path)
+      db.pragma('journal_mode = WAL')
+      db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`)
+      db.pragma('busy_timeout = 5000')
+      this.db = db
+      migrateSqlite(db, path)
+    } catch (error) {
+      db?.close()
+      const fault = fromSqliteError(error)
+      const reason = error instanceof Error ? error.message : String(error)
+      throw new StorageError(
+        fault instanceof StorageError ? fault.fault : 'unavailable',
+        `cannot open the SQLite database at ${path}: ${reason}`,
+        { cause: error },
+      )
+    }
     const calls = 'SELECT data FROM calls'
     this.stmts = {
       insertEvent: this.db.prepare(
@@ -137,7 +151,7 @@ export class SqliteStore implements Store {
 
   /** Create or upgrade the schema once, under the write lock (several processes may start at once). */
   private check(): void {
-    if (this.closed) throw new Error('store is closed')
+    if (this.closed) throw new StorageError('unavailable', 'storage unavailable: the store is closed')
   }
 
   private readCall(key: CallKey): CallRecord | undefined {
@@ -391,4 +405,19 @@ export class SqliteStore implements Store {
     this.closed = true
     this.db.close()
   }
+}
+// Every driver failure of a store method (disk full, read-only, locked) reaches the caller as a
+// StorageError; a decision's own error (a UserQuestionError) and programming errors pass as they
+// are. Wrapping the async methods once keeps each of them free of the same try/catch.
+for (const name of Object.getOwnPropertyNames(SqliteStore.prototype)) {
+  const original: unknown = Reflect.get(SqliteStore.prototype, name)
+  if (typeof original !== 'function' || original.constructor.name !== 'AsyncFunction') continue
+  const method = original as (this: SqliteStore, ...args: unknown[]) => Promise<unknown>
+  Reflect.set(SqliteStore.prototype, name, async function (this: SqliteStore, ...args: unknown[]) {
+    try {
+      return await method.apply(this, args)
+    } catch (error) {
+      throw fromSqliteError(error, this.path)
+    }
+  })
 }

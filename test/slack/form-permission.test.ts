@@ -30,6 +30,16 @@ describe('Slack: forms and allowed responders', () => {
       /not one of the people/,
     )
     expect(rig.fake.calls.filter((c) => c.method === 'views.open')).toEqual([])
+    // The refusal before the form is audited like a refused click.
+    const audit = await bridge.service.store.listAudit({ callId: 'gated' })
+    expect(audit).toContainEqual(
+      expect.objectContaining({
+        kind: 'interaction',
+        refused: true,
+        code: 'not-allowed',
+        actor: expect.objectContaining({ userId: rig.people.bob.userId }),
+      }),
+    )
 
     await rig.use('gated', (r) => r.verb === 'other', rig.people.ann)
     await until(() => rig.fake.calls.some((c) => c.method === 'views.open'), 'form opened for Ann')

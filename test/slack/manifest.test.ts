@@ -24,6 +24,8 @@ const SCOPES: Record<string, string[]> = {
   'views.open': [],
   'views.update': [],
   'conversations.open': ['im:write'],
+  // Reading back a card's messages after a crash: public and private channels, DMs.
+  'conversations.history': ['channels:history', 'groups:history', 'im:history'],
   'users.info': ['users:read'],
   'users.lookupByEmail': ['users:read.email'],
   'usergroups.users.list': ['usergroups:read'],

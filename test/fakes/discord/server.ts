@@ -63,6 +63,8 @@ export interface StoredMessage {
   edited_timestamp: string | null
   /** Every body this message was created or edited with. */
   history: Json[]
+  /** The nonce it was created with (kept for enforce_nonce; not returned by GET). */
+  nonce?: string
 }
 
 export interface InteractionRecord {
@@ -571,7 +573,7 @@ export class FakeDiscord {
       return reply(200, { id, type: 1, recipients: [{ id: recipient, username: 'someone' }] })
     }
     m = /^\/channels\/(\d+)\/messages(?:\/(\d+))?$/.exec(route)
-    if (m) return this.channelMessage(m[1] ?? '', m[2], method, body, reply)
+    if (m) return this.channelMessage(m[1] ?? '', m[2], method, body, reply, url.searchParams)
     return reply(404, { message: '404: Not Found', code: 0 })
   }
 
@@ -586,14 +588,37 @@ export class FakeDiscord {
     method: string,
     body: unknown,
     reply: (s: number, b?: unknown) => void,
+    query: URLSearchParams = new URLSearchParams(),
   ) {
     if (!this.channels.has(channelId)) return reply(404, { message: 'Unknown Channel', code: 10003 })
     if (!messageId) {
-      if (method === 'GET') return reply(200, this.channelMessages(channelId).reverse().map(publicMessage))
+      if (method === 'GET') return this.listMessages(channelId, query, reply)
       if (method !== 'POST') return reply(405, { message: '405: Method Not Allowed', code: 0 })
       const violations = validateMessage(body, { strictMentions: this.strictMentions })
       if (violations.length) return this.reject(`POST /channels/${channelId}/messages`, violations, reply)
       const data = body as Json
+      const nonce = data.nonce
+      if (
+        nonce !== undefined &&
+        (typeof nonce !== 'string' || nonce.length > 25) &&
+        typeof nonce !== 'number'
+      )
+        return this.reject(
+          `POST /channels/${channelId}/messages`,
+          [{ path: ['nonce'], code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 25 or fewer in length.' }],
+          reply,
+        )
+      // enforce_nonce: a message with the same nonce from the same author in the last few
+      // minutes is returned instead of creating another (Discord's own duplicate guard).
+      if (nonce !== undefined && data.enforce_nonce === true) {
+        const same = [...this.messages.values()].find(
+          (m) =>
+            m.nonce === String(nonce) &&
+            m.author.id === this.bot.id &&
+            Date.now() - Date.parse(m.timestamp) < NONCE_WINDOW_MS,
+        )
+        if (same) return reply(200, publicMessage(same))
+      }
       const message: StoredMessage = {
         id: this.snowflake(),
         channel_id: channelId,
@@ -607,6 +632,7 @@ export class FakeDiscord {
         history: [data],
       }
       if (data.allowed_mentions) message.allowed_mentions = data.allowed_mentions as Json
+      if (nonce !== undefined) message.nonce = String(nonce)
       this.messages.set(message.id, message)
       const recipient = this.channels.get(channelId)?.recipient
       if (recipient) this.notice(recipient, message.content)
@@ -626,6 +652,30 @@ export class FakeDiscord {
       return this.reject(`PATCH /channels/${channelId}/messages/${messageId}`, violations, reply)
     this.applyEdit(message, body as Json)
     return reply(200, publicMessage(message))
+  }
+
+  /**
+   * GET /channels/{id}/messages: `limit` 1-100 (default 50), one of `before`, `after`, `around`;
+   * newest first, as Discord returns them. The nonce is not part of a fetched message.
+   */
+  private listMessages(channelId: string, query: URLSearchParams, reply: (s: number, b?: unknown) => void) {
+    const limitRaw = query.get('limit')
+    const limit = limitRaw === null ? 50 : Number(limitRaw)
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      return reply(
+        400,
+        formBodyError([
+          { path: ['limit'], code: 'NUMBER_TYPE_MAX', message: 'int value should be <= 100 and >= 1.' },
+        ]),
+      )
+    const after = query.get('after')
+    const before = query.get('before')
+    let list = this.channelMessages(channelId)
+    if (after !== null) list = list.filter((m) => BigInt(m.id) > BigInt(after))
+    if (before !== null) list = list.filter((m) => BigInt(m.id) < BigInt(before))
+    // `after` pages forward from the oldest; otherwise the newest come first.
+    const page = after !== null ? list.slice(0, limit) : list.slice(-limit)
+    return reply(200, page.reverse().map(publicMessage))
   }
 
   private applyEdit(message: StoredMessage, data: Json) {
@@ -897,6 +947,9 @@ export class FakeDiscord {
 function componentsOf(message: StoredMessage): Json[] {
   return message.components.flatMap((row) => (row.components as Json[] | undefined) ?? [])
 }
+
+/** How long Discord remembers a nonce for enforce_nonce ("a few minutes"). */
+const NONCE_WINDOW_MS = 5 * 60_000
 
 function publicMessage(message: StoredMessage): Json {
   return {

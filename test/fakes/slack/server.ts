@@ -45,6 +45,8 @@ export interface StoredMessage {
   callId?: string
   /** Every version, oldest first. */
   history: { text: string; blocks: Json[] }[]
+  /** Message metadata (`event_type`, `event_payload`) as posted; Slack keeps it with the message. */
+  metadata?: Json
 }
 
 export interface Ephemeral {
@@ -623,12 +625,15 @@ export class FakeSlack {
         const blocks = withBlockIds(args.blocks)
         const text = typeof args.text === 'string' ? args.text : ''
         const callId = callIdIn(blocks)
+        const metadata = messageMetadata(args.metadata)
+        if (metadata === null) return reply({ ok: false, error: 'invalid_metadata_format' })
         const stored: StoredMessage = {
           channel,
           ts,
           text,
           blocks,
           ...(callId ? { callId } : {}),
+          ...(metadata ? { metadata } : {}),
           history: [{ text, blocks }],
         }
         this.messages.set(`${channel}:${ts}`, stored)
@@ -640,7 +645,44 @@ export class FakeSlack {
           ok: true,
           channel,
           ts,
-          message: { type: 'message', user: BOT_USER, ts, text, blocks },
+          message: { type: 'message', user: BOT_USER, ts, text, blocks, ...(metadata ? { metadata } : {}) },
+        })
+      }
+      case 'conversations.history': {
+        // Newest first, `oldest`/`latest` exclusive, cursor pagination; metadata only when
+        // include_all_metadata is true (as the real method does).
+        const channel = String(args.channel ?? '')
+        if (!channel) return reply({ ok: false, error: 'channel_not_found' })
+        const limit = Math.min(999, Math.max(1, Number(args.limit ?? 100) || 100))
+        const oldest = Number.parseFloat(String(args.oldest ?? '0')) || 0
+        const latest =
+          args.latest === undefined ? Number.POSITIVE_INFINITY : Number.parseFloat(String(args.latest))
+        const withMeta = args.include_all_metadata === true || args.include_all_metadata === 'true'
+        const all = [...this.messages.values()]
+          .filter((m) => m.channel === channel)
+          .filter((m) => Number.parseFloat(m.ts) > oldest && Number.parseFloat(m.ts) < latest)
+          .sort((a, b) => Number.parseFloat(b.ts) - Number.parseFloat(a.ts))
+        const offset = args.cursor
+          ? Number(Buffer.from(String(args.cursor), 'base64').toString().slice(7))
+          : 0
+        const page = all.slice(offset, offset + limit)
+        const more = offset + limit < all.length
+        return reply({
+          ok: true,
+          messages: page.map((m) => ({
+            type: 'message',
+            user: BOT_USER,
+            bot_id: 'B0FAKEBOT',
+            ts: m.ts,
+            text: m.text,
+            blocks: m.blocks,
+            ...(withMeta && m.metadata ? { metadata: m.metadata } : {}),
+          })),
+          has_more: more,
+          pin_count: 0,
+          response_metadata: {
+            next_cursor: more ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '',
+          },
         })
       }
       case 'chat.update': {
@@ -782,6 +824,24 @@ async function readAll(req: IncomingMessage): Promise<string> {
 }
 
 /** @slack/web-api sends form-encoded fields, with objects as JSON strings. */
+/** The `metadata` argument: absent, or an object with a string event_type and an object payload (null: invalid). */
+function messageMetadata(value: unknown): Json | undefined | null {
+  if (value === undefined || value === '') return undefined
+  let parsed: unknown = value
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value)
+    } catch {
+      return null
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null) return null
+  const m = parsed as Json
+  if (typeof m.event_type !== 'string' || typeof m.event_payload !== 'object' || m.event_payload === null)
+    return null
+  return { event_type: m.event_type, event_payload: m.event_payload }
+}
+
 function parseArgs(raw: string, contentType: string): Json {
   if (contentType.startsWith('application/json')) return raw ? (JSON.parse(raw) as Json) : {}
   const args: Json = {}
