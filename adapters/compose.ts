@@ -23,7 +23,7 @@ export const buildAdapters: BuildAdapters = async ({
   logger,
   heartbeatMs,
 }): Promise<BuiltAdapters> => {
-  const web = new WebAdapter({ store, ...(heartbeatMs === undefined ? {} : { heartbeatMs }) })
+  const web = new WebAdapter({ store, logger, ...(heartbeatMs === undefined ? {} : { heartbeatMs }) })
   const adapters: ChatAdapter[] = [web]
   const destinations: Destination[] = [{ platform: 'web' }]
   const webhooks: WebhookMount[] = []

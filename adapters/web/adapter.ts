@@ -4,6 +4,7 @@ import type { CardHost, ChatAdapter, Destination } from '../../src/answerer/adap
 import { isLive } from '../../src/card/apply.js'
 import { cardRef } from '../../src/card/codec.js'
 import type { CardAction, CardState, Person } from '../../src/card/types.js'
+import { type Logger, silentLogger } from '../../src/log.js'
 import { describeZodError } from '../../src/protocol/schemas.js'
 import { sendJson as send } from '../../src/server/api.js'
 import { readJson } from '../../src/server/body.js'
@@ -20,6 +21,8 @@ import { cardToWebView, type WebCardView } from './view.js'
 
 /** Options of {@link WebAdapter}. */
 export interface WebAdapterOptions {
+  /** Where failed inbox requests are logged. @default silent */
+  logger?: Logger
   /**
    * Where cards and posts live (the bridge's store): the inbox then lists every card posted to
    * it, also after a restart. Without a store it shows the cards it was given since it started.
@@ -54,6 +57,7 @@ export class WebAdapter implements ChatAdapter {
   readonly platform = 'web' as const
   readonly holdLeaseMs: number
   private host: CardHost | undefined
+  private readonly log: Logger
   private readonly store: WebAdapterOptions['store']
   private readonly recentLimit: number
   private readonly heartbeatMs: number
@@ -67,6 +71,7 @@ export class WebAdapter implements ChatAdapter {
   private stopped = false
 
   constructor(options: WebAdapterOptions = {}) {
+    this.log = options.logger ?? silentLogger
     this.store = options.store
     this.recentLimit = options.recentLimit ?? 30
     this.heartbeatMs = options.heartbeatMs ?? 15_000
@@ -148,8 +153,17 @@ export class WebAdapter implements ChatAdapter {
       )
       return true
     }
-    // A failure goes to the HTTP server like any route's: it answers the coded error and logs it.
-    await match.handler({ req, res, url, params: match.params })
+    try {
+      await match.handler({ req, res, url, params: match.params })
+    } catch (error) {
+      // Answered with the coded error and logged like every other route's failure.
+      const { status, body } = errorResponse(error)
+      if (status >= 500 && status !== 503)
+        this.log.error('inbox request failed', { path: url.pathname, error })
+      else this.log.info('inbox request refused', { path: url.pathname, status, code: body.error.code })
+      if (!res.headersSent) send(res, status, body)
+      else res.end()
+    }
     return true
   }
 

@@ -183,6 +183,15 @@ export class ChatAnswerer {
       }),
     )
     for (const adapter of this.adapters.values()) await adapter.start(this.host)
+    // A timed call recorded just before a crash may have no card yet: it came back continued and
+    // needs its card to stay answerable.
+    await this.cardsForContinued().catch((error: unknown) =>
+      this.log.error('creating cards for continued calls failed', { error }),
+    )
+    // Copies a crash cut short: found and adopted, posted, or brought up to date.
+    await this.copies
+      .recover()
+      .catch((error: unknown) => this.log.error('recovering card copies failed', { error }))
     await this.tick()
     if (this.escalationIntervalMs > 0) {
       this.escalationTimer = setInterval(() => this.background(this.tick()), this.escalationIntervalMs)
@@ -383,6 +392,26 @@ export class ChatAnswerer {
     return this.mutate(key, (card) =>
       isLive(card) ? withStatus(card, 'elsewhere', 'answered elsewhere') : undefined,
     )
+  }
+
+  private async cardsForContinued(): Promise<void> {
+    for (const call of await this.store.listCalls({ states: ['continued'] })) {
+      const key = callKeyOf(call)
+      if (await this.store.getCard(key)) continue
+      const request: AnswererRequest = {
+        questions: call.questions,
+        signal: new AbortController().signal,
+        callId: call.callId,
+        agent: this.service.agents.ensure(call.agentId),
+        wait: { callId: call.callId, timed: true },
+        ...(call.route === undefined ? {} : { route: call.route }),
+      }
+      const plan = await this.staffer.staff(this.router.resolve(request))
+      const destinations = plan.destinations.filter((d) => this.adapters.has(d.platform))
+      if (destinations.length === 0) continue
+      await openCard(this.opening, request, plan, destinations)
+      await this.mutate(key, (card) => (card.status === 'open' ? withStatus(card, 'continued') : undefined))
+    }
   }
 
   /** Compare-and-set a change (`change` returns undefined for none) and update every copy. */

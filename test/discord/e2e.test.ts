@@ -349,7 +349,13 @@ describe('Discord cards that change size', () => {
     }
     const second = rig.service.ask({ questions: [many], wait: { callId: 'shrink-1' } })
     await until(() => rig?.component('shrink-1', { verb: 'set', q: 0, o: 4 }), 'card posted')
-    const before = (await rig.messages('shrink-1')).map((m) => m.id)
+    // Both messages, once the post's reference is recorded (the intent to post comes first).
+    const before = (
+      await until(async () => {
+        const m = await rig?.messages('shrink-1')
+        return m?.length === 2 ? m : undefined
+      }, 'both messages recorded')
+    ).map((m) => m.id)
     expect(before).toHaveLength(2)
     await rig.choose('shrink-1', 0, ['100'], alice, 4)
     await expect(second).resolves.toEqual({ answers: [{ id: 'many', selected: ['o100'] }] })

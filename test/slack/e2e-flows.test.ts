@@ -2,7 +2,9 @@
  * End to end through the fake Slack: the real Bolt app (Socket Mode and signed HTTP), the real
  * chat answerer and service on SQLite. People only use what is rendered on the messages.
  */
+
 import { afterEach, describe, expect, it } from 'vitest'
+import { isPostPending } from '../../src/answerer/adapter.js'
 import { decodeComponentId } from '../../src/card/codec.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { keyFor, until } from '../helpers/service.js'
@@ -47,7 +49,10 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
     until(
       async () =>
         rig.fake.messagesOf(callId).length >= n &&
-        (await bridge?.service.store.listPosts(await keyFor(bridge?.service.store, callId)))?.length,
+        // The intent to post is stored first; posted means its reference replaced it.
+        (await bridge?.service.store.listPosts(await keyFor(bridge?.service.store, callId)))?.some(
+          (p) => !isPostPending(p.ref),
+        ),
       `${callId} posted`,
     )
   const press = (callId: string, who: keyof SlackRig['people'], verb: string, q?: number, o?: number) =>

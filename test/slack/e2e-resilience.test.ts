@@ -3,8 +3,10 @@
  * HTTP requests, storms of 429s, a slow Web API against Slack's 3-second ack and trigger_id
  * deadlines, redelivered payloads, a recycled Socket Mode connection, a deleted message.
  */
+
 import { afterEach, describe, expect, it } from 'vitest'
 import { signSlackRequest, verifySlackSignature } from '../../adapters/slack/verify.js'
+import { isPostPending } from '../../src/answerer/adapter.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { keyFor, until } from '../helpers/service.js'
 import { type Bridge, fakeUser, type SlackMode, type SlackRig, startBridge, startSlackRig } from './rig.js'
@@ -36,7 +38,10 @@ const postedAndRecorded = (rig: SlackRig, b: Bridge, callId: string) =>
   until(
     async () =>
       rig.fake.messagesOf(callId).length > 0 &&
-      (await b.service.store.listPosts(await keyFor(b.service.store, callId))).length > 0,
+      // The intent to post is stored first; posted means its reference replaced it.
+      (await b.service.store.listPosts(await keyFor(b.service.store, callId))).some(
+        (p) => !isPostPending(p.ref),
+      ),
     `${callId} posted`,
   )
 
