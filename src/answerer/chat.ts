@@ -443,8 +443,27 @@ export class ChatAnswerer {
     return this.copies.refresh(call)
   }
 
+  /**
+   * An answer the card holds that never reached the agent (the process died between storing the
+   * click and recording the answer, or the store refused the late reply): a continued call
+   * without a queued reply gets it now as a late reply. Runs at start and on every tick.
+   */
+  private async deliverAnswered(): Promise<void> {
+    for (const { state: card } of await this.store.listCards<CardState>({ statuses: ['answered'] })) {
+      const key = callKeyOf(card)
+      if (!card.result || this.waiters.has(callKeyString(key))) continue
+      const call = await this.service.getCall(key)
+      if (call?.state !== 'continued' || call.queuedReply) continue
+      this.log.info('handing a stored answer to the agent as a late reply', { ...key })
+      await this.deliverLate(card, card.result)
+    }
+  }
+
   /** Fire escalation tiers that are due (see escalation.ts); also run by a timer. */
-  tick(): Promise<void> {
+  async tick(): Promise<void> {
+    await this.deliverAnswered().catch((error: unknown) =>
+      this.log.warn('handing stored answers over failed', { error }),
+    )
     return escalate({
       store: this.store,
       now: this.now,

@@ -12,6 +12,7 @@ import { DiscordAdapter } from '../../adapters/discord/index.js'
 import { isPostPending, POST_PENDING } from '../../src/answerer/adapter.js'
 import { ChatAnswerer } from '../../src/answerer/chat.js'
 import { newCard } from '../../src/card/apply.js'
+import type { CardState } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
@@ -189,6 +190,29 @@ describe('a crash between posting and storing the reference', () => {
     const ts = (post?.ref as { ts?: string[] } | undefined)?.ts ?? []
     expect(ts.length).toBeGreaterThan(1)
     expect(rig.fake.messagesOf('dup-parts')).toHaveLength(ts.length)
+  })
+})
+
+describe('an acknowledged in-window answer after a crash', () => {
+  it('reaches the agent as a late reply when the process died before recording it', async () => {
+    const rig = await rigUp()
+    const { store, card } = await leftBehind('in-window')
+    // The click was stored on the card (and acknowledged); the ask's 'answered' never was.
+    const key = { agentId: 'agent-1', callId: 'in-window' }
+    const answered: CardState = {
+      ...card,
+      status: 'answered',
+      result: { answers: [{ id: 'colour', selected: ['Blue'] }] },
+      answeredAt: Date.now(),
+    }
+    const current = await store.getCard(key)
+    await store.casCard(key, current?.version ?? 0, answered)
+    const { service } = await restart(store, rig)
+    const replies = await until(async () => {
+      const r = await service.replies('agent-1')
+      return r.length > 0 ? r : undefined
+    }, 'late reply')
+    expect(replies[0]?.reply.payload.answers).toEqual([{ id: 'colour', selected: ['Blue'] }])
   })
 })
 
