@@ -451,7 +451,7 @@ export class ChatAnswerer {
   private async deliverAnswered(): Promise<void> {
     for (const { state: card } of await this.store.listCards<CardState>({ statuses: ['answered'] })) {
       const key = callKeyOf(card)
-      if (!card.result || this.waiters.has(callKeyString(key))) continue
+      if (!card.result || this.waiters.has(key)) continue
       const call = await this.service.getCall(key)
       if (call?.state !== 'continued' || call.queuedReply) continue
       this.log.info('handing a stored answer to the agent as a late reply', { ...key })
