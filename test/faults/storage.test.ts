@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { isPostPending } from '../../src/answerer/adapter.js'
 import { ChatAnswerer } from '../../src/answerer/chat.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { errorResponse } from '../../src/server/errors.js'
@@ -210,7 +211,11 @@ describe.skipIf(reason !== undefined)('disk full (a 1 MB tmpfs)', () => {
         r.verb === 'choose' && r.q === 0 && r.o === 1
       const key = { agentId: 'agent-1', callId: 'full-click' }
       await until(() => rig.element('full-click', blue), 'card posted')
-      await until(async () => (await store.listPosts(key)).length === 1, 'post recorded')
+      // Posted and recorded: the reference has replaced the intent to post.
+      await until(
+        async () => (await store.listPosts(key)).some((p) => !isPostPending(p.ref)),
+        'post recorded',
+      )
 
       const filler = join(root, 'slack-filler')
       fill(filler)
