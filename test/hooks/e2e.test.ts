@@ -5,10 +5,12 @@
  * discord.js) talk to the fake Slack and the fake Discord. People click what the fakes show;
  * the hook's exact output JSON is checked.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isPostPending } from '../../src/answerer/adapter.js'
 import { type ComponentRef, cardRef, encodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import { RESPOND_ID } from '../../src/hooks/elicit.js'
@@ -97,7 +99,10 @@ async function nextCard(): Promise<CardState> {
   }, 'a new hook card')
   seen.add(card.callId)
   await until(async () => {
-    const platforms = (await tb.bridge.store.listPosts(card)).map((p) => p.platform)
+    // Posted and recorded: the reference has replaced the intent to post.
+    const platforms = (await tb.bridge.store.listPosts(card))
+      .filter((p) => !isPostPending(p.ref))
+      .map((p) => p.platform)
     return platforms.includes('slack') && platforms.includes('discord')
   }, 'the Slack and Discord copies')
   return card
