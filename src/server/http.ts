@@ -347,15 +347,6 @@ function authorized(req: IncomingMessage, token: string, inbox: boolean): boolea
   return cookie !== undefined && same(cookie, token)
 }
 
-/** A cookie value as set by us (URI-encoded); a malformed escape is just a wrong value. */
-function cookieValue(raw: string): string {
-  try {
-    return decodeURIComponent(raw)
-  } catch {
-    return ''
-  }
-}
-
 /** A low-cardinality route label for metrics and logs. */
 function routeLabel(_method: string, path: string): string {
   if (!/^\/(v1\/|inbox|healthz$|metrics$|slack\/|discord\/|$)/.test(path)) return 'other'
