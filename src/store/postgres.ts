@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
+import { StorageError } from './errors.js'
 import { foldCall, pageOf } from './fold.js'
 import { clientConfig, openPostgres, type PostgresPoolOptions } from './pg-connect.js'
+import { fromPgError } from './pg-errors.js'
 import { type LeaderHandlers, type Leadership, PgLeadership } from './pg-leader.js'
 import { type ChangeNote, PgListener, type StoreChangeListener } from './pg-notify.js'
 import type { PostgresTarget } from './pg-url.js'
@@ -55,7 +57,7 @@ export class PostgresStore implements Store {
   private readonly listener: PgListener
   private readonly heartbeat: ReturnType<typeof setInterval>
   private readonly leaderships = new Set<Leadership>()
-  /** Where single statements go (the pool). */
+  /** The pool, its failures mapped: a lost server is a StorageError (503), never a 500. */
   private readonly db: Queryable
   private closed = false
 
@@ -66,7 +68,13 @@ export class PostgresStore implements Store {
     this.now = options.now ?? Date.now
     this.instanceId = options.instanceId ?? randomUUID()
     this.leaseMs = options.leaseMs ?? 10_000
-    this.db = this.pool
+    const where = target.redacted
+    this.db = {
+      query: ((text: string, values?: unknown[]) =>
+        this.pool.query(text, values).catch((error: unknown) => {
+          throw fromPgError(error, where)
+        })) as Queryable['query'],
+    }
     this.listener = new PgListener(clientConfig(target, options), channel, this.instanceId)
     // Renew the leases of this process's live timed waits. A failed renewal is retried next
     // time; should the lease lapse meanwhile, the worst case is the deadline's takeover.
@@ -179,15 +187,19 @@ export class PostgresStore implements Store {
   }
 
   private check(): void {
-    if (this.closed) throw new Error('store is closed')
+    if (this.closed) throw new StorageError('unavailable', 'storage unavailable: the store is closed')
   }
 
   /**
-   * Run `fn` in one transaction on one connection; a broken connection is discarded.
+   * Run `fn` in one transaction on one connection; a broken connection is discarded. Driver
+   * failures become StorageErrors; `fn`'s own errors (a decision's refusal) pass unchanged.
    */
   private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     this.check()
-    const client = await this.pool.connect()
+    const where = this.target.redacted
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw fromPgError(error, where)
+    })
     let broken: Error | undefined
     // A connection lost between two statements errors on the client itself: mark it broken
     // (the next statement fails and is reported) rather than leave the error unhandled.
@@ -207,6 +219,8 @@ export class PostgresStore implements Store {
         })
         throw error
       }
+    } catch (error) {
+      throw fromPgError(error, where)
     } finally {
       client.off('error', onError)
       client.release(broken)
