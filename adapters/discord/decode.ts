@@ -18,6 +18,7 @@ import type { InboundInteraction } from '../../src/answerer/adapter.js'
 import { type ComponentRef, cardRef, decodeComponentId } from '../../src/card/codec.js'
 import { type ComponentInput, resolveComponent } from '../../src/card/resolve.js'
 import type { CardAction, CardState, Person } from '../../src/card/types.js'
+import type { FormKind } from '../../src/card/view.js'
 import { describeZodError } from '../../src/protocol/schemas.js'
 import { DISCORD_LIMITS as L } from './limits.js'
 import { MODAL_TEXT_ID } from './modal.js'
@@ -46,7 +47,7 @@ export type Decoded =
   /** Apply this interaction, then acknowledge. */
   | { kind: 'apply'; inbound: InboundInteraction }
   /** Answer with a modal at once; `inbound` is the `hold` that claims a timed wait while typing. */
-  | { kind: 'modal'; modal: 'other' | 'decline'; q: number; inbound: InboundInteraction }
+  | { kind: 'modal'; modal: FormKind; q: number; inbound: InboundInteraction }
   /** Refuse privately without touching the card. */
   | { kind: 'refuse'; message: string }
 

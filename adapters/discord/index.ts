@@ -19,7 +19,7 @@ import type { LeaderHandlers, Leadership } from '../../src/store/pg-leader.js'
 import { Acknowledger } from './ack.js'
 import { type Decoded, onCard, type ParsedInteraction, parseInteraction, readInteraction } from './decode.js'
 import { readInteractionRequest } from './http.js'
-import { declineModal, otherModal } from './modal.js'
+import { declineModal, otherModal, reasonModal } from './modal.js'
 import { cardToDiscordMessages, type DiscordMessage } from './render.js'
 import { noticeText } from './text.js'
 import { DiscordTransport } from './transport.js'
@@ -459,7 +459,12 @@ export class DiscordAdapter implements ChatAdapter {
           await ack.tell(allowed.message ?? 'You cannot answer this question.')
           return
         }
-        const data = decoded.modal === 'decline' ? declineModal(card, decoded.q) : otherModal(card, decoded.q)
+        const data =
+          decoded.modal === 'decline'
+            ? declineModal(card, decoded.q)
+            : decoded.modal === 'approve' || decoded.modal === 'reject'
+              ? reasonModal(card, decoded.modal)
+              : otherModal(card, decoded.q)
         await ack.send({ type: InteractionResponseType.Modal, data })
         // Typing in the form holds a timed wait open; a refusal shows when the form is submitted.
         // Without a deadline there is nothing to hold, and Discord never says when a form is

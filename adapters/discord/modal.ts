@@ -59,6 +59,39 @@ export function otherModal(card: CardState, qi: number): APIModalInteractionResp
   }
 }
 
+/** An approval decided with a typed reason; the reason is optional (empty decides without one). */
+export function reasonModal(
+  card: CardState,
+  verb: 'approve' | 'reject',
+): APIModalInteractionResponseCallbackData {
+  const question = card.questions[0]
+  const intent = question?.intent?.kind === 'approval' ? question.intent : undefined
+  const decision =
+    (verb === 'approve' ? intent?.approve : intent?.reject) ?? (verb === 'approve' ? 'Approve' : 'Reject')
+  return {
+    custom_id: encodeComponentId({ ...cardRef(card), verb, q: 0 }, L.customId),
+    title: clamp(`${escapeMentions(decision)} with reason`, L.modalTitle),
+    components: [
+      {
+        type: ComponentType.TextDisplay,
+        content: clamp(escapeMentions(question?.question ?? 'Approval'), QUESTION_PREVIEW),
+      },
+      {
+        type: ComponentType.Label,
+        label: 'Reason',
+        description: 'Optional. Kept with the decision and sent to the agent.',
+        component: {
+          type: ComponentType.TextInput,
+          custom_id: MODAL_TEXT_ID,
+          style: TextInputStyle.Paragraph,
+          required: false,
+          max_length: L.textInputMax,
+        },
+      },
+    ],
+  }
+}
+
 /** Plan review: decline, with optional feedback that becomes the answer's `custom`. */
 export function declineModal(card: CardState, qi: number): APIModalInteractionResponseCallbackData {
   const question = card.questions[qi]

@@ -12,6 +12,7 @@ import type { InboundInteraction } from '../../src/answerer/adapter.js'
 import { type CardRef, type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
 import { type Resolution, resolveComponent } from '../../src/card/resolve.js'
 import type { CardState, Interaction, Person } from '../../src/card/types.js'
+import type { FormKind } from '../../src/card/view.js'
 import { describeZodError } from '../../src/protocol/schemas.js'
 import { decodeModalMetadata, MODAL_INPUT } from './modal.js'
 
@@ -131,7 +132,7 @@ export type DecodeResult =
   /** Open a form now (the trigger_id expires in 3 s), then claim the wait with `hold`. */
   | {
       kind: 'modal'
-      modal: 'other' | 'decline'
+      modal: FormKind
       card: CardRef
       q: number
       hold: InboundInteraction
@@ -240,7 +241,8 @@ export function decodeView(
   now = Date.now(),
 ): DecodeResult | undefined {
   const ref = decodeComponentId(payload.view.callback_id)
-  if (!ref || (ref.verb !== 'other' && ref.verb !== 'decline')) return undefined
+  const forms = ['other', 'decline', 'approve', 'reject']
+  if (!ref || !forms.includes(ref.verb)) return undefined
   const meta = decodeModalMetadata(payload.view.private_metadata)
   const context: ActionContext = meta?.channel ? { channel: meta.channel } : {}
   const actor = personOf(payload.user)

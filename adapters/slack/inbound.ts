@@ -28,7 +28,7 @@ import {
   type ViewPayload,
 } from './decode.js'
 import { slackError } from './errors.js'
-import { declineModal, noticeModal, otherModal } from './modal.js'
+import { declineModal, noticeModal, otherModal, reasonModal } from './modal.js'
 import type { SlackNotices } from './notices.js'
 import type { ChannelQueues } from './queue.js'
 
@@ -189,7 +189,9 @@ export class SlackInbound {
     const view =
       result.modal === 'decline'
         ? declineModal(card, channel)
-        : otherModal(card, result.q, channel, actor.locale ?? this.#deps.locale)
+        : result.modal === 'approve' || result.modal === 'reject'
+          ? reasonModal(card, result.modal, channel)
+          : otherModal(card, result.q, channel, actor.locale ?? this.#deps.locale)
     let opened: Awaited<ReturnType<webApi.WebClient['views']['open']>>
     try {
       opened = await queues.now('views.open', () => client.views.open({ trigger_id: triggerId, view }))

@@ -142,6 +142,45 @@ export function declineModal(card: CardState, channel?: string): ModalView {
   }
 }
 
+/** An approval decided with a typed reason; the reason is optional (empty decides without one). */
+export function reasonModal(card: CardState, verb: 'approve' | 'reject', channel?: string): ModalView {
+  const callbackId = encodeComponentId({ ...cardRef(card), verb, q: 0 }, SLACK_LIMITS.callbackId)
+  const question = card.questions[0]
+  const intent = question?.intent?.kind === 'approval' ? question.intent : undefined
+  const decision =
+    (verb === 'approve' ? intent?.approve : intent?.reject) ?? (verb === 'approve' ? 'Approve' : 'Reject')
+  return {
+    ...formFrame(
+      callbackId,
+      channel,
+      truncatePlain(`${decision} with reason`, 24),
+      truncatePlain(decision, 24),
+    ),
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: `*${escapeMrkdwn(truncatePlain(question?.question ?? 'Approval', 2800))}*`,
+        },
+      },
+      {
+        type: 'input',
+        block_id: MODAL_INPUT.block,
+        optional: true,
+        label: plain('Reason'),
+        hint: plain('Optional. Kept with the decision and sent to the agent; the answer stays the button.'),
+        element: {
+          type: 'plain_text_input',
+          action_id: MODAL_INPUT.action,
+          multiline: true,
+          max_length: 3000,
+        },
+      },
+    ],
+  }
+}
+
 /** A modal that only says why the form cannot be used (the card finished meanwhile, or not allowed). */
 export function noticeModal(card: Pick<CardState, 'agentId' | 'callId'>, message: string): ModalView {
   const callbackId = encodeComponentId({ ...cardRef(card), verb: 'form' }, SLACK_LIMITS.callbackId)

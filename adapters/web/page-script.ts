@@ -187,6 +187,11 @@ function renderQuestion(card, q, qi) {
       row = h('div', { className: 'other' }, other,
         h('button', { onclick: send, 'data-send': q.id }, freeText ? 'Send' : 'Use my answer'));
       box.appendChild(row);
+    } else if (c.kind === 'form' && (c.form === 'approve' || c.form === 'reject')) {
+      // The inbox's form for a reason is one text box; Approve and Reject send what it holds.
+      if (!box.querySelector('.reason-box')) {
+        box.appendChild(h('div', { className: 'reason-box' }, textBox(keyOf(card), '', 'reason', 'Reason (optional): kept with your decision and sent to the agent', true)));
+      }
     } else if (c.kind === 'form' && c.form === 'decline') {
       box.appendChild(h('div', { className: 'decline-box' }, textBox(keyOf(card), '', 'feedback', 'What should change? (optional)', true)));
       buttons.appendChild(h('button', { className: 'reject', 'data-act': 'decline', onclick: function () {
@@ -200,7 +205,11 @@ function renderQuestion(card, q, qi) {
       if (row) row.appendChild(skip); else box.appendChild(skip);
     } else if (c.kind === 'button') {
       var cls = c.tone === 'primary' ? 'approve' : c.tone === 'danger' ? 'reject' : '';
-      buttons.appendChild(h('button', { className: cls, 'data-act': c.verb, onclick: function () { act(card, { type: c.verb }); } }, c.label));
+      buttons.appendChild(h('button', { className: cls, 'data-act': c.verb, onclick: function () {
+        var reason = (c.verb === 'approve' || c.verb === 'reject') && card.kind === 'approval'
+          ? (inputs[inputKey(keyOf(card), '', 'reason')] || '').trim() : '';
+        act(card, reason ? { type: c.verb, reason: reason } : { type: c.verb });
+      } }, c.label));
     }
   });
   if (buttons.childNodes.length) box.appendChild(buttons);

@@ -1,6 +1,7 @@
 import { displayName } from '../../src/card/apply.js'
 import { cleanDeep } from '../../src/card/text.js'
 import type { CardState, Person } from '../../src/card/types.js'
+import type { FormKind } from '../../src/card/view.js'
 import { type CardView, type Control, cardView, statusText, type Tone } from '../../src/card/view.js'
 import type { AskUserQuestionAnswerItem } from '../../src/protocol/types.js'
 import { markdownToHtml } from './markdown.js'
@@ -18,7 +19,7 @@ export type WebControl =
       q?: number
       label: string
       tone: Tone
-      form: 'other' | 'decline'
+      form: FormKind
     }
   | {
       kind: 'options'

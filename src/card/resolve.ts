@@ -6,7 +6,7 @@
 import { finishedRefusal, isLive } from './apply.js'
 import { type ComponentRef, refMatches } from './codec.js'
 import type { CardAction, CardState, Refusal } from './types.js'
-import { allControls, type Control, cardView } from './view.js'
+import { allControls, type Control, cardView, type FormKind } from './view.js'
 
 /** What came with the component. */
 export interface ComponentInput {
@@ -24,7 +24,7 @@ export interface ComponentInput {
 export type Resolution =
   | { kind: 'action'; action: CardAction }
   /** A form should open (the surface shows it, and claims the timed wait with `hold` meanwhile). */
-  | { kind: 'form'; form: 'other' | 'decline'; q: number }
+  | { kind: 'form'; form: FormKind; q: number }
   | { kind: 'refusal'; refusal: Refusal }
 
 const refuse = (code: Refusal['code'], message: string): Resolution => ({
@@ -45,12 +45,23 @@ export function resolveComponent(ref: ComponentRef, input: ComponentInput, card:
   const offered = allControls(cardView({ ...card, status: 'open' }))
   const button = (verb: ComponentRef['verb'], index?: number) =>
     offered.find((c) => c.kind === 'button' && c.ref.verb === verb && c.ref.q === index)
-  const form = (verb: 'other' | 'decline', index: number) =>
+  const form = (verb: FormKind, index: number) =>
     offered.find(
       (c): c is Extract<Control, { kind: 'form' }> =>
         c.kind === 'form' && c.ref.verb === verb && c.ref.q === index,
     )
 
+  // An approval's "… with reason" form: its id names the question; the plain buttons name none.
+  if ((ref.verb === 'approve' || ref.verb === 'reject') && ref.q !== undefined && card.kind === 'approval') {
+    const verb = ref.verb
+    if (!form(verb, ref.q)) return refuse('not-applicable', NOT_OFFERED)
+    if (input.text === undefined) {
+      if (!isLive(card)) return { kind: 'refusal', refusal: finishedRefusal(card) }
+      return { kind: 'form', form: verb, q: ref.q }
+    }
+    const reason = input.text.trim()
+    return act(reason ? { type: verb, reason } : { type: verb })
+  }
   switch (ref.verb) {
     case 'approve':
     case 'reject':

@@ -27,6 +27,12 @@ export interface OptionView {
 /** A component reference without the call id (the renderer adds it). */
 export type ControlRef = Omit<ComponentRef, 'callId'>
 
+/**
+ * The text forms a card opens: `other` (a free-text answer), `decline` (plan review feedback),
+ * `approve` / `reject` (an approval with an optional reason, askbridge's own note beside the answer).
+ */
+export type FormKind = 'other' | 'decline' | 'approve' | 'reject'
+
 /** One thing a person can use on the card. */
 export type Control =
   /** A plain action: approve, reject, always, skip, submit, hold. */
@@ -35,7 +41,7 @@ export type Control =
    * Opens a text form: "Other…", "Answer…", "Decline with feedback…". The form's submission
    * carries the same ref plus the text.
    */
-  | { kind: 'form'; ref: ControlRef; label: string; tone: Tone; form: 'other' | 'decline' }
+  | { kind: 'form'; ref: ControlRef; label: string; tone: Tone; form: FormKind }
   /**
    * A pick among options: `one` completes or sets a single choice, `any` toggles a multi-select.
    * The surface chooses the widget (buttons, select menu, checkboxes) within its limits; option
@@ -112,6 +118,8 @@ export const CARD_WORDS = {
   submit: 'Submit',
   hold: 'Take my time',
   decline: 'Decline with feedback…',
+  approveWithReason: 'Approve with reason…',
+  rejectWithReason: 'Reject with reason…',
   chooseOne: 'Choose…',
   chooseAny: 'Choose one or more…',
   otherResponses: 'Other responses…',
@@ -151,6 +159,23 @@ function questionControls(card: CardState, index: number): Control[] {
     ]
     if (intent.always !== undefined)
       controls.push({ kind: 'button', ref: { verb: 'always' }, label: intent.always, tone: 'neutral' })
+    // The same decisions with a typed reason (the answer stays the option label).
+    controls.push(
+      {
+        kind: 'form',
+        ref: { verb: 'approve', q: index },
+        label: CARD_WORDS.approveWithReason,
+        tone: 'neutral',
+        form: 'approve',
+      },
+      {
+        kind: 'form',
+        ref: { verb: 'reject', q: index },
+        label: CARD_WORDS.rejectWithReason,
+        tone: 'neutral',
+        form: 'reject',
+      },
+    )
     return controls
   }
   if (card.kind === 'plan-review' && intent?.kind === 'plan-review') {

@@ -124,6 +124,13 @@ function key(action: CardAction, card: CardState, value?: string): string {
   }
 }
 
+/** A form a control opens, as a key: free text per question, a plan's decline, an approval's reason. */
+function formKey(form: string, q: number | undefined): string {
+  if (form === 'decline') return 'decline'
+  if (form === 'approve' || form === 'reject') return `${form}-reason`
+  return `other:${q}`
+}
+
 /** The card view's own offer, as keys: the reference every surface must match. */
 function expected(c: CardState): string[] {
   return allControls(cardView(c)).flatMap((control) => {
@@ -131,7 +138,7 @@ function expected(c: CardState): string[] {
       const id = c.questions[control.q]?.id ?? ''
       return control.options.map((o) => key({ type: 'choose', questionId: id, label: o.label }, c))
     }
-    if (control.kind === 'form') return [control.form === 'decline' ? 'decline' : `other:${control.ref.q}`]
+    if (control.kind === 'form') return [formKey(control.form, control.ref.q)]
     return [control.ref.verb === 'skip' ? `skip:${control.ref.q}` : control.ref.verb]
   })
 }
@@ -147,7 +154,7 @@ function slackKeys(c: CardState): string[] {
       c,
     )
     if (result.kind === 'interaction') return key(result.inbound.interaction.action, c, value)
-    if (result.kind === 'modal') return result.modal === 'decline' ? 'decline' : `other:${result.q}`
+    if (result.kind === 'modal') return formKey(result.modal, result.q)
     return `refused:${result.message}`
   }
   return elements.flatMap((e) => {
@@ -173,7 +180,7 @@ function discordKeys(c: CardState): string[] {
     }
     const decoded = onCard(parsed, c)
     if (decoded.kind === 'apply') return key(decoded.inbound.interaction.action, c, values[0])
-    if (decoded.kind === 'modal') return decoded.modal === 'decline' ? 'decline' : `other:${decoded.q}`
+    if (decoded.kind === 'modal') return formKey(decoded.modal, decoded.q)
     return `refused:${decoded.message}`
   }
   return components.flatMap((component) => {
@@ -196,7 +203,7 @@ function webKeys(c: CardState): string[] {
       return control.options.map((o) =>
         key({ type: control.mode === 'any' ? 'toggle' : 'choose', questionId: id, label: o.label }, c),
       )
-    if (control.kind === 'form') return [control.form === 'decline' ? 'decline' : `other:${qi}`]
+    if (control.kind === 'form') return [formKey(control.form, qi)]
     if (control.verb === 'skip') return [key({ type: 'skip', questionId: id }, c)]
     return [control.verb]
   })
@@ -211,7 +218,7 @@ function memoryKeys(c: CardState): string[] {
     return values.flatMap((value) => {
       const r = resolveComponent(ref, value === undefined ? {} : { values: [value] }, c)
       if (r.kind === 'action') return [key(r.action, c, value)]
-      if (r.kind === 'form') return [r.form === 'decline' ? 'decline' : `other:${r.q}`]
+      if (r.kind === 'form') return [formKey(r.form, r.q)]
       return menu ? [] : [`refused:${r.refusal.message}`] // a menu value outside the offer is not shown
     })
   })
@@ -236,7 +243,13 @@ describe('cross-surface: the same card state offers the same actions everywhere'
 
   it('what the card offers follows its rules', () => {
     const offer = (name: string) => sorted(expected(STATES.find(([n]) => n === name)?.[1] as CardState))
-    expect(offer('approval with always')).toEqual(['always', 'approve', 'reject'])
+    expect(offer('approval with always')).toEqual([
+      'always',
+      'approve',
+      'approve-reason',
+      'reject',
+      'reject-reason',
+    ])
     expect(offer('plan review, 2 options')).toEqual(['approve', 'decline', 'pick:0:Change 1'])
     // A plan review inside a batch is an ordinary question: no approve button, no decline.
     const batch = offer('plan review inside a batch (no decline there)')

@@ -337,6 +337,8 @@ describe('cardToDiscordMessages: timed, approval, plan review, lifecycle', () =>
       ['Genehmigen', 3, 'approve'],
       ['Reject', 4, 'reject'],
       ['Always', 2, 'always'],
+      ['Approve with reason…', 2, 'approve'],
+      ['Reject with reason…', 2, 'reject'],
     ])
     expect(render(card([approval]), { locale: 'en-GB' })[0]?.embeds[0]?.title).toBe(
       'Deploy 4f2c1 to production?',

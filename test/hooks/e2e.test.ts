@@ -381,6 +381,39 @@ describe('reasons on approvals', () => {
     })
   })
 
+  it('"Reject with reason…" in a Slack form and "Approve with reason…" in a Discord form reach the hook', async () => {
+    const viaHttp = httpHook(fixture('permission-request-bash'))
+    const a = await nextCard()
+    await slackUse(a.callId, { verb: 'reject', q: 0 })
+    const view = await until(() => slack.openViewOf(grace.id), 'the reason form')
+    await slack.submitView(grace.id, view.id, { answer: { text: 'wipe node_modules after the release' } })
+    expect((await viaHttp).body).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: { behavior: 'deny', message: 'wipe node_modules after the release' },
+      },
+    })
+
+    const viaCommand = commandHook(fixture('pre-tool-use-bash'))
+    const b = await nextCard()
+    const opened = await discordClick(b.callId, { verb: 'approve', q: 0 })
+    const submitted = await discord.submitModal(opened, 'release window is open', linus)
+    await waitResponded(submitted)
+    expect((await viaCommand).body).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'allow',
+        permissionDecisionReason: 'release window is open',
+      },
+    })
+    const view2 = (await (await fetch(`${tb.url}/v1/questions/${b.callId}`)).json()) as Record<
+      string,
+      unknown
+    >
+    expect(view2.answers).toEqual([{ id: 'permission', selected: ['Approve'] }])
+    expect(view2.reason).toBe('release window is open')
+  })
+
   it('a reason typed with Approve goes to PreToolUse as permissionDecisionReason', async () => {
     const viaHttp = httpHook(fixture('pre-tool-use-bash'))
     const card = await nextCard()

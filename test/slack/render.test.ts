@@ -403,6 +403,8 @@ describe('approval and plan review', () => {
       ['approve', 'primary'],
       ['reject', 'danger'],
       ['always', undefined],
+      ['approve', undefined],
+      ['reject', undefined],
     ])
     expect(els[0]?.type === 'button' && els[0].text.text).toBe('Ausrollen')
     expect(text(m)).toContain('4f2c1 in Produktion ausrollen?')
