@@ -69,6 +69,15 @@ describe('cardToWebView', () => {
     expect(view.questions[0]?.controls).toEqual([
       { kind: 'button', verb: 'approve', label: '<Approve>', tone: 'primary' },
       { kind: 'button', verb: 'reject', label: 'Reject', tone: 'danger' },
+      {
+        kind: 'form',
+        verb: 'approve',
+        q: 0,
+        label: 'Approve with reason…',
+        tone: 'neutral',
+        form: 'approve',
+      },
+      { kind: 'form', verb: 'reject', q: 0, label: 'Reject with reason…', tone: 'neutral', form: 'reject' },
     ])
     expect(view.questions[0]?.subject).toBe('bot')
     expect(view.version).toBe(3)
