@@ -6,11 +6,14 @@
  * never changes the markup around it.
  */
 import {
+  listItemText,
   type Nodes,
   type PhrasingContent,
   parseMarkdown,
   plainText,
+  tableCells,
   tableLines,
+  wrapMarker,
 } from '../../src/card/markdown.js'
 import { escapeInline, escapeMentions } from './text.js'
 
@@ -21,22 +24,16 @@ function inline(nodes: readonly PhrasingContent[]): string {
   return nodes.map(phrasing).join('')
 }
 
-function wrap(marker: string, inner: string): string {
-  const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(inner)
-  if (!m?.[2]) return inner
-  return `${m[1]}${marker}${m[2]}${marker}${m[3]}`
-}
-
 function phrasing(node: PhrasingContent): string {
   switch (node.type) {
     case 'text':
       return escapeInline(node.value)
     case 'strong':
-      return wrap('**', inline(node.children))
+      return wrapMarker('**', inline(node.children))
     case 'emphasis':
-      return wrap('*', inline(node.children))
+      return wrapMarker('*', inline(node.children))
     case 'delete':
-      return wrap('~~', inline(node.children))
+      return wrapMarker('~~', inline(node.children))
     case 'inlineCode':
       return node.value === '' ? '' : `\`${code(node.value).replace(/\n/g, ' ')}\``
     case 'break':
@@ -56,7 +53,7 @@ function block(node: Nodes): string {
       return inline(node.children)
     case 'heading': {
       const text = inline(node.children).replace(/\n/g, ' ')
-      return node.depth <= 3 ? `${'#'.repeat(node.depth)} ${text}` : wrap('**', text)
+      return node.depth <= 3 ? `${'#'.repeat(node.depth)} ${text}` : wrapMarker('**', text)
     }
     case 'thematicBreak':
       return '──────────'
@@ -73,19 +70,17 @@ function block(node: Nodes): string {
       return node.children
         .map((item, i) => {
           const marker = node.ordered ? `${start + i}.` : '-'
-          const check = item.checked === true ? '☑ ' : item.checked === false ? '☐ ' : ''
-          const [first = '', ...rest] = blocks(item.children, '\n').split('\n')
-          const pad = ' '.repeat(marker.length + 1)
-          return [`${marker} ${check}${first}`, ...rest.map((l) => (l === '' ? l : pad + l))].join('\n')
+          return listItemText(
+            marker,
+            item.checked,
+            blocks(item.children, '\n'),
+            ' '.repeat(marker.length + 1),
+          )
         })
         .join('\n')
     }
-    case 'table': {
-      const rows = node.children.map((row) =>
-        row.children.map((cell) => plainText(cell).replace(/\s+/g, ' ').trim()),
-      )
-      return `\`\`\`\n${tableLines(rows).map(code).join('\n')}\n\`\`\``
-    }
+    case 'table':
+      return `\`\`\`\n${tableLines(tableCells(node)).map(code).join('\n')}\n\`\`\``
     case 'footnoteDefinition':
       return `[^${escapeInline(node.identifier)}]: ${blocks(node.children)}`
     case 'listItem':

@@ -6,11 +6,14 @@
  * broadcast or a link; the only `<…>` in the output are links to http(s)/mailto URLs.
  */
 import {
+  listItemText,
   type Nodes,
   type PhrasingContent,
   parseMarkdown,
   plainText,
+  tableCells,
   tableLines,
+  wrapMarker,
 } from '../../src/card/markdown.js'
 import { escapeMrkdwn } from './text.js'
 
@@ -24,23 +27,16 @@ function inline(nodes: readonly PhrasingContent[]): string {
   return nodes.map(phrasing).join('')
 }
 
-/** Wrap in a Slack emphasis marker only around non-blank text (`* x *` would show the stars). */
-function wrap(marker: string, inner: string): string {
-  const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(inner)
-  if (!m?.[2]) return inner
-  return `${m[1]}${marker}${m[2]}${marker}${m[3]}`
-}
-
 function phrasing(node: PhrasingContent): string {
   switch (node.type) {
     case 'text':
       return escapeMrkdwn(node.value)
     case 'strong':
-      return wrap('*', inline(node.children).replace(/\*/g, ''))
+      return wrapMarker('*', inline(node.children).replace(/\*/g, ''))
     case 'emphasis':
-      return wrap('_', inline(node.children).replace(/_/g, ''))
+      return wrapMarker('_', inline(node.children).replace(/_/g, ''))
     case 'delete':
-      return wrap('~', inline(node.children).replace(/~/g, ''))
+      return wrapMarker('~', inline(node.children).replace(/~/g, ''))
     case 'inlineCode':
       return node.value === '' ? '' : `\`${code(node.value).replace(/\n/g, ' ')}\``
     case 'break':
@@ -67,7 +63,7 @@ function block(node: Nodes, depth: number): string {
     case 'paragraph':
       return inline(node.children)
     case 'heading':
-      return wrap('*', inline(node.children).replace(/\*/g, ''))
+      return wrapMarker('*', inline(node.children).replace(/\*/g, ''))
     case 'thematicBreak':
       return '──────────'
     case 'blockquote':
@@ -82,19 +78,12 @@ function block(node: Nodes, depth: number): string {
       return node.children
         .map((item, i) => {
           const marker = node.ordered ? `${start + i}.` : (BULLETS[depth % BULLETS.length] as string)
-          const check = item.checked === true ? '☑ ' : item.checked === false ? '☐ ' : ''
-          const body = blocks(item.children, depth + 1, '\n')
-          const [first = '', ...rest] = body.split('\n')
-          return [`${marker} ${check}${first}`, ...rest.map((l) => (l === '' ? l : INDENT + l))].join('\n')
+          return listItemText(marker, item.checked, blocks(item.children, depth + 1, '\n'), INDENT)
         })
         .join('\n')
     }
-    case 'table': {
-      const rows = node.children.map((row) =>
-        row.children.map((cell) => plainText(cell).replace(/\s+/g, ' ').trim()),
-      )
-      return `\`\`\`\n${tableLines(rows).map(code).join('\n')}\n\`\`\``
-    }
+    case 'table':
+      return `\`\`\`\n${tableLines(tableCells(node)).map(code).join('\n')}\n\`\`\``
     case 'footnoteDefinition':
       return `[^${escapeMrkdwn(node.identifier)}]: ${blocks(node.children, depth)}`
     case 'listItem':

@@ -7,7 +7,7 @@
  * characters), raw HTML becomes literal text, reference links are resolved, and link URLs that
  * are not http(s) or mailto lose their link.
  */
-import type { Nodes, Parent, PhrasingContent, Root } from 'mdast'
+import type { Nodes, Parent, PhrasingContent, Root, Table } from 'mdast'
 import { fromMarkdown } from 'mdast-util-from-markdown'
 import { gfmFromMarkdown } from 'mdast-util-gfm'
 import { gfm } from 'micromark-extension-gfm'
@@ -118,6 +118,33 @@ function linkOrText(url: string, children: PhrasingContent[]): PhrasingContent {
   if (safe) return { type: 'link', url: safe, children }
   const label = children.map(plainText).join('')
   return { type: 'text', value: label && label !== url ? `${label} (${url})` : url }
+}
+
+// Printing helpers every text surface (Slack mrkdwn, Discord markdown) shares: one rule for
+// emphasis around blank text, list markers and hanging indents, and tables as monospace lines.
+
+/** Put an emphasis marker around the non-blank part of `inner` (`* x *` would show the stars). */
+export function wrapMarker(marker: string, inner: string): string {
+  const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(inner)
+  if (!m?.[2]) return inner
+  return `${m[1]}${marker}${m[2]}${marker}${m[3]}`
+}
+
+/** One list item: its marker (and task box) on the first line, later lines indented by `pad`. */
+export function listItemText(
+  marker: string,
+  checked: boolean | null | undefined,
+  body: string,
+  pad: string,
+): string {
+  const check = checked === true ? '☑ ' : checked === false ? '☐ ' : ''
+  const [first = '', ...rest] = body.split('\n')
+  return [`${marker} ${check}${first}`, ...rest.map((l) => (l === '' ? l : pad + l))].join('\n')
+}
+
+/** A table's cells as single-line plain text, row by row (for {@link tableLines}). */
+export function tableCells(table: Table): string[][] {
+  return table.children.map((row) => row.children.map((cell) => plainText(cell).replace(/\s+/g, ' ').trim()))
 }
 
 /** Cell texts of a table, padded to aligned columns, for surfaces without tables (a monospace block). */
