@@ -62,7 +62,7 @@ test('a route that sends to a platform that is not configured', async () => {
 })
 
 test('a configured platform with no default channel and no route that uses it', async () => {
-  const slack = await serve({ SLACK_BOT_TOKEN: 'xoxb-no-channel', SLACK_APP_TOKEN: 'xapp-no-channel' })
+  const slack = await serve({ SLACK_BOT_TOKEN: 'xoxb-nochan', SLACK_APP_TOKEN: 'xapp-nochan' })
   expect(slack.code).toBe(1)
   expect(slack.stderr).toBe(
     'askbridge: invalid configuration:\n' +
