@@ -59,6 +59,22 @@ export function otherModal(card: CardState, qi: number): APIModalInteractionResp
   }
 }
 
+/** The one free-text field of the reason and feedback forms: optional, a paragraph, at the limit. */
+function optionalParagraph(label: string, description: string) {
+  return {
+    type: ComponentType.Label,
+    label,
+    description,
+    component: {
+      type: ComponentType.TextInput,
+      custom_id: MODAL_TEXT_ID,
+      style: TextInputStyle.Paragraph,
+      required: false,
+      max_length: L.textInputMax,
+    },
+  } as const
+}
+
 /** An approval decided with a typed reason; the reason is optional (empty decides without one). */
 export function reasonModal(
   card: CardState,
@@ -76,18 +92,7 @@ export function reasonModal(
         type: ComponentType.TextDisplay,
         content: clamp(escapeMentions(question?.question ?? 'Approval'), QUESTION_PREVIEW),
       },
-      {
-        type: ComponentType.Label,
-        label: 'Reason',
-        description: 'Optional. Kept with the decision and sent to the agent.',
-        component: {
-          type: ComponentType.TextInput,
-          custom_id: MODAL_TEXT_ID,
-          style: TextInputStyle.Paragraph,
-          required: false,
-          max_length: L.textInputMax,
-        },
-      },
+      optionalParagraph('Reason', 'Optional. Kept with the decision and sent to the agent.'),
     ],
   }
 }
@@ -104,18 +109,7 @@ export function declineModal(card: CardState, qi: number): APIModalInteractionRe
         type: ComponentType.TextDisplay,
         content: clamp(escapeMentions(question.question), QUESTION_PREVIEW),
       },
-      {
-        type: ComponentType.Label,
-        label: 'What should change?',
-        description: 'Optional. The agent receives this as your answer.',
-        component: {
-          type: ComponentType.TextInput,
-          custom_id: MODAL_TEXT_ID,
-          style: TextInputStyle.Paragraph,
-          required: false,
-          max_length: L.textInputMax,
-        },
-      },
+      optionalParagraph('What should change?', 'Optional. The agent receives this as your answer.'),
     ],
   }
 }
