@@ -1,133 +1,95 @@
-// Benchmarks: ask -> answer round trips through the real service on a real SQLite file.
-// Run with `npm run bench` (builds first). Figures go to docs/benchmarks.md.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
+// The bench runner: `npm run bench` builds, then runs every section below in order and writes ONE
+// docs/benchmarks.md (machine, date, each section's figures, and every goal of issue #14 with its
+// measured figure and PASS/FAIL). `npm run bench -- click burst` runs only the named sections and
+// rewrites only their parts of the doc (the other sections' text and goal rows are kept).
+//
+// How a section plugs in: write bench/<name>.js whose default export is
+//   async function (ctx) -> { markdown: string, goals: Array<{ goal, figure, pass }> }
+// where ctx = { dir (a fresh temp directory, removed afterwards), log (progress to stderr) }.
+// `markdown` is the section's body (no heading; the runner adds "## <name>", the date, the machine and
+// how long the section took); `goals` become rows of the summary table (`figure` is a short string,
+// `pass` a boolean). Then add the name to SECTIONS below, in the order the doc should show it.
+// Measuring helpers (percentiles, tables, a concurrency pool) are in bench/lib.js; the platform fakes
+// of test/fakes are compiled to dist-bench/ by `npm run bench` (tsconfig.bench.json).
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { ChatAnswerer } from '../dist/src/answerer/chat.js'
-import { UserQuestionService } from '../dist/src/service/service.js'
-import { openStore } from '../dist/src/store/index.js'
+import { machine } from './lib.js'
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2000)
-const WARMUP = 200
-const question = { id: 'colour', question: 'Which colour?', options: [{ label: 'Red' }, { label: 'Blue' }] }
-const answer = { answers: [{ id: 'colour', selected: ['Red'] }] }
+const SECTIONS = ['click', 'calls', 'burst', 'history', 'open-asks', 'replicas', 'service']
+const DOC = new URL('../docs/benchmarks.md', import.meta.url)
 
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+const wanted = process.argv.slice(2)
+const unknown = wanted.filter((name) => !SECTIONS.includes(name))
+if (unknown.length > 0) {
+  console.error(`unknown section(s): ${unknown.join(', ')}; sections: ${SECTIONS.join(', ')}`)
+  process.exit(2)
+}
+// A section whose file has not landed yet is skipped, and says so.
+const available = SECTIONS.filter((name) => existsSync(new URL(`./${name}.js`, import.meta.url)))
+const toRun = wanted.length > 0 ? wanted : available
+
+/** The previous doc's parts, so a partial run keeps the sections it did not run. */
+function previous() {
+  const parts = new Map()
+  const rows = new Map()
+  if (!existsSync(DOC)) return { parts, rows }
+  const text = readFileSync(DOC, 'utf8')
+  for (const m of text.matchAll(/<!-- bench:([\w-]+) -->\n([\s\S]*?)<!-- \/bench:\1 -->/g))
+    parts.set(m[1], m[2])
+  for (const line of text.split('\n')) {
+    const m = /^\| ([\w-]+) \| /.exec(line)
+    if (m && SECTIONS.includes(m[1])) rows.set(m[1], [...(rows.get(m[1]) ?? []), line])
+  }
+  return { parts, rows }
 }
 
-async function measure(name, once) {
-  for (let i = 0; i < WARMUP; i++) await once(`warm-${i}`)
-  const latencies = []
-  const start = performance.now()
-  for (let i = 0; i < ROUNDS; i++) {
-    const t = performance.now()
-    await once(`run-${i}`)
-    latencies.push(performance.now() - t)
+const { parts, rows } = previous()
+for (const name of toRun) {
+  if (!available.includes(name)) {
+    console.error(`section ${name}: bench/${name}.js is missing`)
+    process.exit(2)
   }
-  const seconds = (performance.now() - start) / 1000
-  latencies.sort((a, b) => a - b)
-  return {
-    name,
-    rounds: ROUNDS,
-    perSecond: ROUNDS / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-  }
-}
-
-/** A platform that "clicks" the first option as soon as the card is posted. */
-class InstantPlatform {
-  platform = 'slack'
-  async start(host) {
-    this.host = host
-  }
-  async stop() {}
-  async post(card) {
-    queueMicrotask(() => {
-      void this.host.handle({
-        callId: card.callId,
-        interaction: {
-          id: `click-${card.callId}`,
-          actor: { platform: 'slack', userId: 'U1', name: 'Bench' },
-          action: { type: 'choose', questionId: 'colour', label: 'Red' },
-          at: Date.now(),
-        },
-      })
-    })
-    return { id: card.callId }
-  }
-  async update() {}
-  async notify() {}
-}
-
-const dir = mkdtempSync(join(tmpdir(), 'askbridge-bench-'))
-const results = []
-try {
-  for (const durability of ['full', 'normal']) {
-    const store = openStore(join(dir, `service-${durability}.db`), { durability })
-    const service = new UserQuestionService({ store })
-    service.use(async () => answer)
-    const agent = service.agents.ensure('bench')
-    results.push(
-      await measure(`service: blocking ask, instant answerer (durability ${durability})`, (id) =>
-        service.ask({ questions: [question], agent, wait: { callId: `b-${id}` } }),
-      ),
+  const dir = mkdtempSync(join(tmpdir(), `askbridge-bench-${name}-`))
+  const log = (msg) => console.error(`[${name}] ${msg}`)
+  log('start')
+  const started = performance.now()
+  try {
+    const { default: section } = await import(`./${name}.js`)
+    const { markdown, goals } = await section({ dir, log })
+    const seconds = (performance.now() - started) / 1000
+    const when = new Date().toISOString().slice(0, 16).replace('T', ' ')
+    parts.set(
+      name,
+      `_Run ${when} UTC on ${machine()}; the section took ${Math.round(seconds)} s._\n\n${markdown.trim()}\n`,
     )
-    results.push(
-      await measure(`service: timed ask (60 s window), instant answerer (durability ${durability})`, (id) =>
-        service.askTimed({ questions: [question], agent }, `t-${id}`, 60_000),
-      ),
+    rows.set(
+      name,
+      goals.map((g) => `| ${name} | ${g.goal} | ${g.figure} | ${g.pass ? 'PASS' : '**FAIL**'} |`),
     )
-    await service.close()
-    await store.close()
+    log(`done in ${Math.round(seconds)} s`)
+    for (const g of goals) log(`${g.pass ? 'PASS' : 'FAIL'} ${g.goal}: ${g.figure}`)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
-  {
-    const store = openStore(join(dir, 'chat.db'))
-    const service = new UserQuestionService({ store })
-    const chat = new ChatAnswerer({
-      service,
-      adapters: [new InstantPlatform()],
-      destinations: [{ platform: 'slack', channel: 'C1' }],
-      escalationIntervalMs: 0,
-    })
-    service.use(chat.answerer)
-    await chat.start()
-    const agent = service.agents.ensure('bench')
-    results.push(
-      await measure('chat answerer: card posted, clicked, answered (SQLite card CAS + audit)', (id) =>
-        service.ask({ questions: [question], agent, wait: { callId: `c-${id}` } }),
-      ),
-    )
-    await service.close()
-    await chat.stop()
-    await store.close()
-  }
-} finally {
-  rmSync(dir, { recursive: true, force: true })
 }
 
-const fmt = (n) => n.toFixed(n < 1 ? 3 : 1)
-const table = [
-  '| benchmark | rounds | round trips/s | p50 ms | p99 ms |',
-  '|---|---|---|---|---|',
-  ...results.map(
-    (r) => `| ${r.name} | ${r.rounds} | ${Math.round(r.perSecond)} | ${fmt(r.p50)} | ${fmt(r.p99)} |`,
-  ),
-].join('\n')
+const shown = SECTIONS.filter((name) => parts.has(name))
 const doc = `# Benchmarks
 
-Produced by \`npm run bench\` (bench/run.js). Each round trip is one \`ask\` through the real
-\`UserQuestionService\` on a real SQLite file (WAL), sequentially, after ${WARMUP} warm-up rounds.
-The answerer answers at once, so the figures measure askbridge's own overhead: validation, the
-event log writes, the waterfall and (last row) the card compare-and-set, audit and copy update.
-\`durability full\` (the default) fsyncs every commit so an acknowledged answer survives power loss;
-\`normal\` shows what that costs. Each ask writes at least two events (asked, answered).
+Written by \`npm run bench\` (bench/run.js runs the sections in bench/, each in one process run, one
+after another). \`npm run bench -- <section> …\` reruns only the named sections and rewrites only
+their parts below. Each section names its date, machine and duration; the figures and ratios that a
+goal compares were measured in the same run. Last written ${new Date().toISOString().slice(0, 10)} on
+${machine()}.
 
-Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.
+## Goals (issue #14)
 
-${table}
-`
-writeFileSync(new URL('../docs/benchmarks.md', import.meta.url), doc)
-console.log(table)
+| section | goal | measured | result |
+|---|---|---|---|
+${shown.flatMap((name) => rows.get(name) ?? []).join('\n')}
+
+${shown.map((name) => `## ${name}\n\n<!-- bench:${name} -->\n${parts.get(name)}<!-- /bench:${name} -->\n`).join('\n')}`
+writeFileSync(DOC, doc)
+console.error(`wrote docs/benchmarks.md (${shown.join(', ')})`)
