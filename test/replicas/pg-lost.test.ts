@@ -4,6 +4,7 @@
  * acknowledged is lost, and the bridge recovers by itself when the server is back.
  */
 import { afterEach, expect, it } from 'vitest'
+import { isPostPending } from '../../src/answerer/adapter.js'
 import { PG_URL, type TestSchema, testSchema } from '../helpers/pg.js'
 import { TcpProxy } from '../helpers/tcp-proxy.js'
 import { act, cardPosted, request, startBridge, type TestBridge, until } from '../server/helpers.js'
@@ -36,8 +37,12 @@ it('PostgreSQL gone and back: 503 with a code meanwhile, then everything works a
   // Asked and posted while the server is there: this must survive the outage.
   const asking = request(b.url, 'POST', '/v1/ask', { callId: 'kept', questions: [colour] })
   await cardPosted(b.url, 'kept')
-  // Recorded where it was posted: the ask is fully under way (an outage before that fails it).
-  await until(async () => (await b.bridge.store.listPosts({ agentId: 'default', callId: 'kept' })).length > 0)
+  // Recorded where it was posted (not only the intent to post): the ask is fully under way (an
+  // outage before that fails it, by design: the client retries the same callId).
+  await until(async () => {
+    const posts = await b.bridge.store.listPosts({ agentId: 'default', callId: 'kept' })
+    return posts.length > 0 && posts.every((p) => !isPostPending(p.ref))
+  })
 
   await proxy.cut()
   const ask = await request(b.url, 'POST', '/v1/ask', {
