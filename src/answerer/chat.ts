@@ -1,4 +1,4 @@
-import { applyInteraction, finishedRefusal, isLive, samePerson, withStatus } from '../card/apply.js'
+import { isLive, samePerson, withStatus } from '../card/apply.js'
 import type { CardRef } from '../card/codec.js'
 import type { CardState, Destination, Person } from '../card/types.js'
 import { type Logger, silentLogger } from '../log.js'
@@ -10,12 +10,14 @@ import { ResponderPolicy } from '../routing/policy.js'
 import { defaultRouter, type Router } from '../routing/types.js'
 import type { UserQuestionService } from '../service/service.js'
 import { callKeyOf } from '../store/fold.js'
-import type { AuditEntry, CallKey } from '../store/types.js'
-import type { CardHost, ChatAdapter, InboundInteraction, InteractionOutcome } from './adapter.js'
+import type { CallKey } from '../store/types.js'
+import type { CardHost, ChatAdapter } from './adapter.js'
 import { compareAndSet } from './cas.js'
 import { CardCopies } from './copies.js'
+import { Delivery } from './delivery.js'
 import { escalate } from './escalation.js'
 import { Holds } from './holds.js'
+import { handleInteraction, type InteractionDeps, mayAnswer } from './interactions.js'
 import { applyLifecycle, followLifecycle } from './lifecycle.js'
 import { callOfRef, type OpenDeps, openCard } from './open.js'
 import { followOtherBridges } from './replicas.js'
@@ -49,9 +51,6 @@ export interface ChatAnswererOptions {
   recheckMs?: number
 }
 
-const NOT_ALLOWED = 'You are not one of the people who may answer this question.'
-const GONE = 'This question is no longer available.'
-
 /**
  * The chat answerer: posts a request as a card to its destinations (the same card mirrored in
  * several places), applies people's interactions to the card in the store (compare-and-set, so
@@ -77,6 +76,8 @@ export class ChatAnswerer {
   private readonly recheckMs: number
   private readonly copies: CardCopies
   private readonly opening: OpenDeps
+  private readonly delivery: Delivery
+  private readonly interactions: InteractionDeps
   private escalationTimer: ReturnType<typeof setInterval> | undefined
   private readonly unsubscribe: Array<() => void> = []
 
@@ -115,36 +116,29 @@ export class ChatAnswerer {
       people: this.people,
       ...(options.groupTtlMs === undefined ? {} : { ttlMs: options.groupTtlMs }),
     })
+    const delivery = new Delivery({
+      service: this.service,
+      waiters: this.waiters,
+      holds: this.holds,
+      log: this.log,
+      background: (work) => this.background(work),
+    })
+    this.delivery = delivery
+    this.interactions = {
+      store: this.store,
+      people: this.people,
+      policy: this.policy,
+      adapters: this.adapters,
+      holds: this.holds,
+      log: this.log,
+      completed: (before, card) => delivery.completed(before, card),
+      refresh: (key) => this.background(this.copies.refresh(key)),
+    }
     this.answerer = (request, next) => this.answer(request, next)
     this.host = {
-      handle: (input) => this.handle(input),
+      handle: (input) => handleInteraction(this.interactions, input),
       getCard: async (ref) => (await this.cardOf(ref))?.state,
-      mayAnswer: async (ref, person) => {
-        const versioned = await this.cardOf(ref)
-        const card = versioned?.state
-        // A refusal here (before a form opens) is audited like a refused click.
-        const refuse = async (code: string, message: string) => {
-          await this.auditSafely({
-            ...(card ? callKeyOf(card) : { callId: ref.callId }),
-            kind: 'interaction',
-            platform: person.platform,
-            actor: {
-              platform: person.platform,
-              userId: person.userId,
-              ...(person.name ? { name: person.name } : {}),
-            },
-            detail: { type: 'form' },
-            refused: true,
-            code,
-          })
-          return { ok: false, message }
-        }
-        if (!card) return refuse('unknown-call', GONE)
-        if (!isLive(card)) return refuse('finished', finishedRefusal(card).message)
-        if (!(await this.policy.allows(card, this.people.identify(person))))
-          return refuse('not-allowed', NOT_ALLOWED)
-        return { ok: true }
-      },
+      mayAnswer: (ref, person) => mayAnswer(this.interactions, ref, person),
       renewHold: async (ref, person) => {
         const key = await callOfRef(this.store, ref)
         return key ? this.holds.renew(key, this.people.identify(person)) : false
@@ -178,7 +172,7 @@ export class ChatAnswerer {
         store: this.store,
         waiters: this.waiters,
         recheckMs: this.recheckMs,
-        handOver: (card, answer) => this.handOver(card, answer),
+        handOver: (card, answer) => this.delivery.handOver(card, answer),
         background: (work) => this.background(work),
       }),
     )
@@ -244,130 +238,6 @@ export class ChatAnswerer {
       throw error
     }
     return waiting
-  }
-
-  // ---- interactions ----
-
-  private async handle(input: InboundInteraction): Promise<InteractionOutcome> {
-    const key = await callOfRef(this.store, input)
-    // One person is one approver, whichever platform (or signed-in inbox) they answer from.
-    const actor = this.people.identify(input.interaction.actor)
-    const interaction = { ...input.interaction, actor }
-    const audit = (refused: boolean, code?: string) =>
-      this.auditSafely({
-        ...(key ?? { callId: input.callId }),
-        kind: 'interaction',
-        platform: actor.platform,
-        actor: {
-          platform: actor.platform,
-          userId: actor.userId,
-          ...(actor.name ? { name: actor.name } : {}),
-        },
-        detail: interaction.action,
-        refused,
-        ...(code ? { code } : {}),
-      })
-    const refuse = async (code: string, message: string, card?: CardState) => {
-      await audit(true, code)
-      return { done: { ok: false, message, ...(card ? { card } : {}) } }
-    }
-    if (!key) return (await refuse('unknown-call', GONE)).done
-    return compareAndSet<InteractionOutcome>(
-      this.store,
-      key,
-      async (current) => {
-        if (!current) return refuse('unknown-call', GONE)
-        const card = current.state
-        if (card.seen.includes(interaction.id)) return { done: { ok: true, card } }
-        if (!isLive(card)) return refuse('finished', finishedRefusal(card).message, card)
-        if (!(await this.policy.allows(card, actor))) return refuse('not-allowed', NOT_ALLOWED, card)
-        const result = applyInteraction(card, interaction)
-        if (!result.ok) return refuse(result.refusal.code, result.refusal.message, card)
-        if (result.duplicate) return { done: { ok: true, card } }
-        const next = result.state
-        return {
-          write: next,
-          after: async () => {
-            await audit(false)
-            const type = interaction.action.type
-            // A surface that renews holds (the inbox's heartbeat) gives them a lease.
-            const lease = this.adapters.get(input.interaction.actor.platform)?.holdLeaseMs
-            if (type === 'hold') this.holds.claim(next, actor, lease)
-            if (type === 'release') this.holds.release(key, actor)
-            // Stored: from here on the click is applied, whatever else fails.
-            if (result.completed) {
-              await this.completed(card, next).catch((error: unknown) =>
-                this.log.warn('answer stored but not handed over yet', { ...key, error }),
-              )
-            }
-            this.background(this.copies.refresh(key))
-            return {
-              ok: true,
-              card: next,
-              updating: true,
-              ...(result.notice ? { message: result.notice } : {}),
-            }
-          },
-        }
-      },
-      () => ({ ok: false, message: 'This question is busy; please try again.' }),
-    )
-  }
-
-  /**
-   * Write an audit entry. A failing audit write must not turn an applied click into an error,
-   * nor hide a refusal from the person: it is logged instead.
-   */
-  private async auditSafely(entry: AuditEntry): Promise<void> {
-    try {
-      await this.store.audit(entry)
-    } catch (error) {
-      this.log.warn('audit entry not written', { callId: entry.callId, kind: entry.kind, error })
-    }
-  }
-
-  /** A card just completed: hand the answer to the waiting ask, or queue it as a late reply. */
-  private async completed(before: CardState, card: CardState): Promise<void> {
-    const key = callKeyOf(card)
-    this.holds.releaseAll(key)
-    await this.auditSafely({
-      ...key,
-      kind: 'completed',
-      ...(card.answeredBy ? { actor: card.answeredBy, platform: card.answeredBy.platform } : {}),
-      // A reason typed with Approve or Reject is askbridge's own note beside the answer.
-      detail: card.reason && card.result ? { ...card.result, reason: card.reason } : card.result,
-    })
-    const answer = card.result
-    if (!answer) return
-    if (before.status === 'open' && this.handOver(card, answer)) return
-    await this.deliverLate(card, answer)
-  }
-
-  /** Resolve the ask waiting here with its card's answer; false when none waits here. */
-  private handOver(card: CardState, answer: AskUserQuestionAnswer): boolean {
-    if (!this.waiters.resolve(callKeyOf(card), answer)) return false
-    // The window may close in the same instant: if the ask still ends pending, reply late.
-    // Not awaited: the person's click is applied and must not wait for the ask to unwind.
-    const flight = this.service.inflight(card.agentId, card.callId)
-    if (flight) {
-      this.background(
-        flight.then(
-          (result) => ('pending' in result ? this.deliverLate(card, answer) : undefined),
-          () => undefined,
-        ),
-      )
-    }
-    return true
-  }
-
-  private async deliverLate(card: CardState, answer: AskUserQuestionAnswer): Promise<void> {
-    const call = await this.service.getCall(callKeyOf(card))
-    if (call?.state !== 'continued') return // open blocking call: the re-attached ask collects it
-    try {
-      await this.service.answer(card.agentId, card.callId, answer)
-    } catch (error) {
-      this.log.warn('late answer not queued', { ...callKeyOf(card), error })
-    }
   }
 
   private async dropHolder(call: CallKey, person: Person): Promise<void> {
@@ -443,27 +313,11 @@ export class ChatAnswerer {
     return this.copies.refresh(call)
   }
 
-  /**
-   * An answer the card holds that never reached the agent (the process died between storing the
-   * click and recording the answer, or the store refused the late reply): a continued call
-   * without a queued reply gets it now as a late reply. Runs at start and on every tick.
-   */
-  private async deliverAnswered(): Promise<void> {
-    for (const { state: card } of await this.store.listCards<CardState>({ statuses: ['answered'] })) {
-      const key = callKeyOf(card)
-      if (!card.result || this.waiters.has(key)) continue
-      const call = await this.service.getCall(key)
-      if (call?.state !== 'continued' || call.queuedReply) continue
-      this.log.info('handing a stored answer to the agent as a late reply', { ...key })
-      await this.deliverLate(card, card.result)
-    }
-  }
-
   /** Fire escalation tiers that are due (see escalation.ts); also run by a timer. */
   async tick(): Promise<void> {
-    await this.deliverAnswered().catch((error: unknown) =>
-      this.log.warn('handing stored answers over failed', { error }),
-    )
+    await this.delivery
+      .deliverAnswered()
+      .catch((error: unknown) => this.log.warn('handing stored answers over failed', { error }))
     return escalate({
       store: this.store,
       now: this.now,

@@ -1,0 +1,92 @@
+import type { CardState } from '../card/types.js'
+import type { Logger } from '../log.js'
+import type { AskUserQuestionAnswer } from '../protocol/types.js'
+import type { UserQuestionService } from '../service/service.js'
+import { callKeyOf } from '../store/fold.js'
+import type { Holds } from './holds.js'
+import { auditSafely } from './interactions.js'
+import type { Waiters } from './waiters.js'
+
+export interface DeliveryDeps {
+  service: UserQuestionService
+  waiters: Waiters
+  holds: Holds
+  log: Logger
+  /** Work that runs after an acknowledgement: failures are logged, never unhandled. */
+  background: (work: Promise<unknown>) => void
+}
+
+/**
+ * Where a card's answer goes once a person completed it: to the ask waiting here, or, when the
+ * call was continued, to the agent as a late reply.
+ */
+export class Delivery {
+  constructor(private readonly deps: DeliveryDeps) {}
+
+  private get store() {
+    return this.deps.service.store
+  }
+
+  /** A card just completed: hand the answer to the waiting ask, or queue it as a late reply. */
+  async completed(before: CardState, card: CardState): Promise<void> {
+    const key = callKeyOf(card)
+    this.deps.holds.releaseAll(key)
+    await auditSafely(
+      { store: this.store, log: this.deps.log },
+      {
+        ...key,
+        kind: 'completed',
+        ...(card.answeredBy ? { actor: card.answeredBy, platform: card.answeredBy.platform } : {}),
+        // A reason typed with Approve or Reject is askbridge's own note beside the answer.
+        detail: card.reason && card.result ? { ...card.result, reason: card.reason } : card.result,
+      },
+    )
+    const answer = card.result
+    if (!answer) return
+    if (before.status === 'open' && this.handOver(card, answer)) return
+    await this.deliverLate(card, answer)
+  }
+
+  /** Resolve the ask waiting here with its card's answer; false when none waits here. */
+  handOver(card: CardState, answer: AskUserQuestionAnswer): boolean {
+    if (!this.deps.waiters.resolve(callKeyOf(card), answer)) return false
+    // The window may close in the same instant: if the ask still ends pending, reply late.
+    // Not awaited: the person's click is applied and must not wait for the ask to unwind.
+    const flight = this.deps.service.inflight(card.agentId, card.callId)
+    if (flight) {
+      this.deps.background(
+        flight.then(
+          (result) => ('pending' in result ? this.deliverLate(card, answer) : undefined),
+          () => undefined,
+        ),
+      )
+    }
+    return true
+  }
+
+  private async deliverLate(card: CardState, answer: AskUserQuestionAnswer): Promise<void> {
+    const call = await this.deps.service.getCall(callKeyOf(card))
+    if (call?.state !== 'continued') return // open blocking call: the re-attached ask collects it
+    try {
+      await this.deps.service.answer(card.agentId, card.callId, answer)
+    } catch (error) {
+      this.deps.log.warn('late answer not queued', { ...callKeyOf(card), error })
+    }
+  }
+
+  /**
+   * An answer the card holds that never reached the agent (the process died between storing the
+   * click and recording the answer, or the store refused the late reply): a continued call
+   * without a queued reply gets it now as a late reply. Runs at start and on every tick.
+   */
+  async deliverAnswered(): Promise<void> {
+    for (const { state: card } of await this.store.listCards<CardState>({ statuses: ['answered'] })) {
+      const key = callKeyOf(card)
+      if (!card.result || this.deps.waiters.has(key)) continue
+      const call = await this.deps.service.getCall(key)
+      if (call?.state !== 'continued' || call.queuedReply) continue
+      this.deps.log.info('handing a stored answer to the agent as a late reply', { ...key })
+      await this.deliverLate(card, card.result)
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import { applyInteraction, finishedRefusal, isLive } from '../card/apply.js'
+import type { CardRef } from '../card/codec.js'
+import type { CardState, Person } from '../card/types.js'
+import type { Logger } from '../log.js'
+import type { People } from '../oncall/people.js'
+import type { ResponderPolicy } from '../routing/policy.js'
+import { callKeyOf } from '../store/fold.js'
+import type { AuditEntry, CallKey, Store } from '../store/types.js'
+import type { ChatAdapter, InboundInteraction, InteractionOutcome } from './adapter.js'
+import { compareAndSet } from './cas.js'
+import type { Holds } from './holds.js'
+import { callOfRef } from './open.js'
+
+const NOT_ALLOWED = 'You are not one of the people who may answer this question.'
+const GONE = 'This question is no longer available.'
+
+export interface InteractionDeps {
+  store: Store
+  people: People
+  policy: ResponderPolicy
+  adapters: Map<string, ChatAdapter>
+  holds: Holds
+  log: Logger
+  /** A click completed the card: hand its answer over (see delivery.ts). */
+  completed: (before: CardState, card: CardState) => Promise<void>
+  /** Bring every copy of the card up to date, after the acknowledgement. */
+  refresh: (call: CallKey) => void
+}
+
+/** The actor an audit entry names. */
+function auditActor(person: Person): NonNullable<AuditEntry['actor']> {
+  return { platform: person.platform, userId: person.userId, ...(person.name ? { name: person.name } : {}) }
+}
+
+/**
+ * Write an audit entry. A failing audit write must not turn an applied click into an error,
+ * nor hide a refusal from the person: it is logged instead.
+ */
+export async function auditSafely(deps: { store: Store; log: Logger }, entry: AuditEntry): Promise<void> {
+  try {
+    await deps.store.audit(entry)
+  } catch (error) {
+    deps.log.warn('audit entry not written', { callId: entry.callId, kind: entry.kind, error })
+  }
+}
+
+/** Whether a person may open a form on this card; a refusal is audited like a refused click. */
+export async function mayAnswer(
+  deps: InteractionDeps,
+  ref: CardRef,
+  person: Person,
+): Promise<{ ok: boolean; message?: string }> {
+  const key = await callOfRef(deps.store, ref)
+  const card = key ? (await deps.store.getCard<CardState>(key))?.state : undefined
+  const refuse = async (code: string, message: string) => {
+    await auditSafely(deps, {
+      ...(card ? callKeyOf(card) : { callId: ref.callId }),
+      kind: 'interaction',
+      platform: person.platform,
+      actor: auditActor(person),
+      detail: { type: 'form' },
+      refused: true,
+      code,
+    })
+    return { ok: false, message }
+  }
+  if (!card) return refuse('unknown-call', GONE)
+  if (!isLive(card)) return refuse('finished', finishedRefusal(card).message)
+  if (!(await deps.policy.allows(card, deps.people.identify(person))))
+    return refuse('not-allowed', NOT_ALLOWED)
+  return { ok: true }
+}
+
+/**
+ * Apply a person's interaction to the card in the store (compare-and-set, so the first complete
+ * answer wins), audit it, and, when it completed the card, hand the answer over.
+ */
+export async function handleInteraction(
+  deps: InteractionDeps,
+  input: InboundInteraction,
+): Promise<InteractionOutcome> {
+  const key = await callOfRef(deps.store, input)
+  // One person is one approver, whichever platform (or signed-in inbox) they answer from.
+  const actor = deps.people.identify(input.interaction.actor)
+  const interaction = { ...input.interaction, actor }
+  const audit = (refused: boolean, code?: string) =>
+    auditSafely(deps, {
+      ...(key ?? { callId: input.callId }),
+      kind: 'interaction',
+      platform: actor.platform,
+      actor: auditActor(actor),
+      detail: interaction.action,
+      refused,
+      ...(code ? { code } : {}),
+    })
+  const refuse = async (code: string, message: string, card?: CardState) => {
+    await audit(true, code)
+    return { done: { ok: false, message, ...(card ? { card } : {}) } }
+  }
+  if (!key) return (await refuse('unknown-call', GONE)).done
+  return compareAndSet<InteractionOutcome>(
+    deps.store,
+    key,
+    async (current) => {
+      if (!current) return refuse('unknown-call', GONE)
+      const card = current.state
+      if (card.seen.includes(interaction.id)) return { done: { ok: true, card } }
+      if (!isLive(card)) return refuse('finished', finishedRefusal(card).message, card)
+      if (!(await deps.policy.allows(card, actor))) return refuse('not-allowed', NOT_ALLOWED, card)
+      const result = applyInteraction(card, interaction)
+      if (!result.ok) return refuse(result.refusal.code, result.refusal.message, card)
+      if (result.duplicate) return { done: { ok: true, card } }
+      const next = result.state
+      return {
+        write: next,
+        after: async () => {
+          await audit(false)
+          const type = interaction.action.type
+          // A surface that renews holds (the inbox's heartbeat) gives them a lease.
+          const lease = deps.adapters.get(input.interaction.actor.platform)?.holdLeaseMs
+          if (type === 'hold') deps.holds.claim(next, actor, lease)
+          if (type === 'release') deps.holds.release(key, actor)
+          // Stored: from here on the click is applied, whatever else fails.
+          if (result.completed) {
+            await deps
+              .completed(card, next)
+              .catch((error: unknown) =>
+                deps.log.warn('answer stored but not handed over yet', { ...key, error }),
+              )
+          }
+          deps.refresh(key)
+          return {
+            ok: true,
+            card: next,
+            updating: true,
+            ...(result.notice ? { message: result.notice } : {}),
+          }
+        },
+      }
+    },
+    () => ({ ok: false, message: 'This question is busy; please try again.' }),
+  )
+}
