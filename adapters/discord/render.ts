@@ -10,14 +10,9 @@
 
 import type { APIAllowedMentions, APIEmbed } from 'discord.js'
 import { cardRef } from '../../src/card/codec.js'
+import { type StatusLine, statusText } from '../../src/card/status.js'
 import type { CardState, Person } from '../../src/card/types.js'
-import {
-  type CardView,
-  cardView,
-  type QuestionView,
-  type StatusLine,
-  statusText,
-} from '../../src/card/view.js'
+import { type CardView, cardView, type QuestionView } from '../../src/card/view.js'
 import { DISCORD_LIMITS as L } from './limits.js'
 import { markdownToDiscord } from './markdown.js'
 import { clamp, escapeInline, escapeMentions, splitMarkdown } from './text.js'

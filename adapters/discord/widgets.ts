@@ -14,7 +14,7 @@ import {
   ComponentType,
 } from 'discord.js'
 import { type CardRef, type ComponentRef, encodeComponentId } from '../../src/card/codec.js'
-import type { Control, ControlRef, Tone } from '../../src/card/view.js'
+import type { Control, ControlRef, Tone } from '../../src/card/controls.js'
 import { DISCORD_LIMITS as L } from './limits.js'
 import { clamp, escapeInline, escapeMentions } from './text.js'
 

@@ -10,9 +10,9 @@
 import { z } from 'zod'
 import type { InboundInteraction } from '../../src/answerer/adapter.js'
 import { type CardRef, type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
+import type { FormKind } from '../../src/card/controls.js'
 import { type Resolution, resolveComponent } from '../../src/card/resolve.js'
 import type { CardState, Interaction, Person } from '../../src/card/types.js'
-import type { FormKind } from '../../src/card/view.js'
 import { describeZodError } from '../../src/protocol/schemas.js'
 import { decodeModalMetadata, MODAL_INPUT } from './modal.js'
 

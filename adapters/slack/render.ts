@@ -8,8 +8,9 @@
  */
 
 import { cardRef } from '../../src/card/codec.js'
+import { type StatusLine, statusText } from '../../src/card/status.js'
 import type { CardState, Person } from '../../src/card/types.js'
-import { cardView, type QuestionView, type StatusLine, statusText } from '../../src/card/view.js'
+import { cardView, type QuestionView } from '../../src/card/view.js'
 import {
   blockTextLength,
   type ContextBlock,

@@ -5,7 +5,7 @@
  * checkboxes, more as a multi-select menu.
  */
 import { type CardRef, type ComponentRef, encodeComponentId } from '../../src/card/codec.js'
-import type { Control, ControlRef, OptionView, Tone } from '../../src/card/view.js'
+import type { Control, ControlRef, OptionView, Tone } from '../../src/card/controls.js'
 import {
   type ActionElement,
   type ButtonElement,

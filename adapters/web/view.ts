@@ -1,8 +1,9 @@
 import { displayName } from '../../src/card/apply.js'
+import type { Control, FormKind, Tone } from '../../src/card/controls.js'
+import { statusText } from '../../src/card/status.js'
 import { cleanDeep } from '../../src/card/text.js'
 import type { CardState, Person } from '../../src/card/types.js'
-import type { FormKind } from '../../src/card/view.js'
-import { type CardView, type Control, cardView, statusText, type Tone } from '../../src/card/view.js'
+import { type CardView, cardView } from '../../src/card/view.js'
 import type { AskUserQuestionAnswerItem } from '../../src/protocol/types.js'
 import { markdownToHtml } from './markdown.js'
 
@@ -55,7 +56,7 @@ export interface WebCardView {
   questions: WebQuestionView[]
   /** Card-wide controls (Submit, Take my time). */
   footer: WebControl[]
-  /** Status lines as plain text (times in UTC), with their kind (see StatusLine in src/card/view.ts). */
+  /** Status lines as plain text (times in UTC), with their kind (see StatusLine in src/card/status.ts). */
   statusLines: Array<{ kind: string; text: string }>
   /** Who is on call and where that came from (PagerDuty, last known, fallback). */
   oncall?: string

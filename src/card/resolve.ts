@@ -5,8 +5,9 @@
  */
 import { finishedRefusal, isLive } from './apply.js'
 import { type ComponentRef, refMatches } from './codec.js'
+import type { Control, FormKind } from './controls.js'
 import type { CardAction, CardState, Refusal } from './types.js'
-import { allControls, type Control, cardView, type FormKind } from './view.js'
+import { allControls, cardView } from './view.js'
 
 /** What came with the component. */
 export interface ComponentInput {

@@ -1,10 +1,12 @@
 import type { CardHost, ChatAdapter } from '../../src/answerer/adapter.js'
 import { displayName } from '../../src/card/apply.js'
 import { type ComponentRef, cardRef, decodeComponentId, encodeComponentId } from '../../src/card/codec.js'
+import type { ControlRef } from '../../src/card/controls.js'
 import { resolveComponent } from '../../src/card/resolve.js'
+import { statusText } from '../../src/card/status.js'
 import { cleanDeep } from '../../src/card/text.js'
 import type { CardState, Destination, Person } from '../../src/card/types.js'
-import { allControls, type ControlRef, cardView, statusText } from '../../src/card/view.js'
+import { allControls, cardView } from '../../src/card/view.js'
 
 /** What the in-memory platform shows for a card: text and usable component ids. */
 export interface MemoryMessage {
