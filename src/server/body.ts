@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { z } from 'zod'
 import { HttpError } from './errors.js'
 
 /** Request bodies above this are refused with 413 BODY_TOO_LARGE. */
@@ -65,4 +66,36 @@ export function readText(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
     req.on('error', onError)
     req.on('aborted', onAborted)
   })
+}
+
+/** Validate a parsed JSON body with zod; every problem is named in one 400 BAD_REQUEST. */
+export function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const parsed = schema.safeParse(value)
+  if (parsed.success) return parsed.data
+  const problems = parsed.error.issues.map((i) => {
+    const path = i.path.length ? i.path.map(String).join('.') : '(body)'
+    if (i.code === 'unrecognized_keys') return `unknown field(s): ${i.keys.join(', ')}`
+    // z.unknown() reports a missing required field as "expected nonoptional".
+    if (i.code === 'invalid_type' && i.expected === 'nonoptional') return `${path} is required`
+    return `${path}: ${i.message}`
+  })
+  throw new HttpError(400, 'BAD_REQUEST', problems.join('; '))
+}
+
+/** Write a JSON response (no-op when the client is gone). */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent || res.destroyed) return
+  const json = JSON.stringify(body)
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(json),
+    'cache-control': 'no-store',
+    ...headers,
+  })
+  res.end(json)
 }
