@@ -11,7 +11,13 @@ import {
   InteractionResponseType,
   InteractionType,
 } from 'discord.js'
-import { type CardHost, type ChatAdapter, notAppliedMessage, within } from '../../src/answerer/adapter.js'
+import {
+  type CardHost,
+  type ChatAdapter,
+  type Notice,
+  notAppliedMessage,
+  within,
+} from '../../src/answerer/adapter.js'
 import { cardRef, decodeComponentId } from '../../src/card/codec.js'
 import type { CardState, Destination, Person } from '../../src/card/types.js'
 import { type Logger, silentLogger } from '../../src/log.js'
@@ -20,6 +26,7 @@ import { Acknowledger } from './ack.js'
 import { type Decoded, onCard, type ParsedInteraction, parseInteraction, readInteraction } from './decode.js'
 import { readInteractionRequest } from './http.js'
 import { declineModal, otherModal, reasonModal } from './modal.js'
+import { noticeMessage } from './notice.js'
 import { cardToDiscordMessages, type DiscordMessage } from './render.js'
 import { noticeText } from './text.js'
 import { DiscordTransport } from './transport.js'
@@ -282,6 +289,18 @@ export class DiscordAdapter implements ChatAdapter {
       this.log.error('a card update partly failed', { channel: ref.channelId, error: errors[0] })
     }
     return grown
+  }
+
+  /** A notice without buttons (see notice.ts), through the channel's queue like the cards. */
+  async postNotice(
+    notice: Notice,
+    destination: Destination,
+  ): Promise<{ channelId: string; messageId: string }> {
+    const channelId =
+      destination.channel ?? (destination.user && (await this.transport.dmChannel(destination.user)))
+    if (!channelId) throw new Error('a Discord destination needs a channel or a user')
+    const sent = await this.transport.send(channelId, noticeMessage(notice))
+    return { channelId, messageId: sent.id }
   }
 
   async notify(person: Person, text: string): Promise<void> {

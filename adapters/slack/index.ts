@@ -9,12 +9,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type App, webApi } from '@slack/bolt'
-import type { CardHost, ChatAdapter, Destination } from '../../src/answerer/adapter.js'
+import type { CardHost, ChatAdapter, Destination, Notice } from '../../src/answerer/adapter.js'
 import { checkReachable } from '../../src/answerer/reachable.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import { type Logger, silentLogger } from '../../src/log.js'
 import { slackError, tokenError } from './errors.js'
 import { SlackInbound } from './inbound.js'
+import { postNoticeMessage } from './notice.js'
 import { SlackNotices } from './notices.js'
 import { isSlackRef, SlackOutbound, type SlackRef } from './outbound.js'
 import { ChannelQueues, type RateLimitOptions } from './queue.js'
@@ -232,6 +233,16 @@ export class SlackAdapter implements ChatAdapter {
 
   update(card: CardState, ref: unknown): Promise<SlackRef | undefined> {
     return this.#outbound.update(card, ref)
+  }
+
+  /** A notice without buttons (see notice.ts), paced with the channel's cards. */
+  postNotice(notice: Notice, destination: Destination): Promise<{ channel: string; ts: string }> {
+    const deps = {
+      client: this.#client,
+      queues: this.#queues,
+      openDm: (u: string) => this.#outbound.openDm(u),
+    }
+    return postNoticeMessage(deps, notice, destination)
   }
 
   async notify(person: Person, text: string, ref?: unknown): Promise<void> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { CardHost, ChatAdapter, Destination } from '../../src/answerer/adapter.js'
+import type { CardHost, ChatAdapter, Destination, Notice } from '../../src/answerer/adapter.js'
 import { isLive } from '../../src/card/apply.js'
 import { cardRef } from '../../src/card/codec.js'
 import type { CardAction, CardState, Person } from '../../src/card/types.js'
@@ -65,6 +65,8 @@ export class WebAdapter implements ChatAdapter {
   /** Cards seen through post/update, with a local version (used when there is no store). */
   private readonly seen = new Map<string, { state: CardState; version: number }>()
   private readonly routes = new Router()
+  /** Notices without buttons, newest first (the last `recentLimit`, since this bridge started). */
+  private readonly notices: Notice[] = []
   /** Who is signed in, per request being served (inbox sign-in). */
   private readonly signedIn = new WeakMap<IncomingMessage, SignedInUser>()
   private stopped = false
@@ -83,6 +85,7 @@ export class WebAdapter implements ChatAdapter {
       .add('GET', '/inbox', ({ res }) => this.page(res))
       .add('GET', '/inbox/api/cards', ({ res }) => this.listCards(res))
       .add('GET', '/inbox/api/me', ({ req, res }) => this.me(req, res))
+      .add('GET', '/inbox/api/notices', ({ res }) => send(res, 200, { notices: this.notices }))
       .add('GET', '/inbox/api/events', ({ req, res }) => this.events(req, res))
       .add('POST', '/inbox/api/cards/:callId/actions', ({ req, res, params, url }) =>
         this.action(req, res, params.callId ?? '', url.searchParams.get('agentId') ?? undefined),
@@ -117,6 +120,14 @@ export class WebAdapter implements ChatAdapter {
   async update(card: CardState, _ref: unknown): Promise<void> {
     this.remember(card)
     await this.broadcastLatest(card)
+  }
+
+  /** A notice without buttons: listed on the page (the page escapes it as text) and pushed live. */
+  async postNotice(notice: Notice, _destination: Destination): Promise<{ web: true; noticeId: string }> {
+    this.notices.unshift(notice)
+    this.notices.splice(this.recentLimit)
+    this.broadcast('fyi', notice)
+    return { web: true, noticeId: notice.id }
   }
 
   async notify(person: Person, text: string, ref?: unknown): Promise<void> {

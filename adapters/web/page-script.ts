@@ -309,6 +309,21 @@ function section(title, list, emptyEl) {
   return frag;
 }
 
+// Notices without buttons (a Claude Code session is waiting or finished): text only, newest first.
+var fyis = [];
+function noticeSection() {
+  var frag = document.createDocumentFragment();
+  frag.appendChild(h('h2', { className: 'section', text: 'Notices (' + fyis.length + ')' }));
+  fyis.forEach(function (n) {
+    frag.appendChild(h('article', { className: 'card fyi', 'data-notice': n.id },
+      h('div', { className: 'card-head' }, h('span', { className: 'badge', text: 'FYI' }),
+        h('span', { text: n.agentId }), h('span', { className: 'grow' }), h('span', { text: ago(n.at) })),
+      h('div', { className: 'card-body' }, h('p', { className: 'q-text', text: n.title }),
+        n.text ? h('div', { className: 'detail fyi-text', text: n.text }) : '')));
+  });
+  return frag;
+}
+
 function renderAll() {
   // Keep focus and caret in a text box across re-renders.
   var active = document.activeElement;
@@ -322,6 +337,7 @@ function renderAll() {
   var empty = h('div', { className: 'empty' }, 'No questions are waiting. Ask one from a terminal: ',
     h('code', { text: 'askbridge ask --question "Ship it?" --option Yes --option No' }));
   main.appendChild(section('Waiting for an answer', open, empty));
+  if (fyis.length) main.appendChild(noticeSection());
   if (done.length) main.appendChild(section('Settled', done.slice(0, 30)));
   document.title = (open.length ? '(' + open.length + ') ' : '') + 'askbridge inbox';
   if (key) {
@@ -356,6 +372,8 @@ async function load() {
   var data = await res.json();
   cards = new Map();
   data.cards.forEach(function (c) { cards.set(keyOf(c), c); });
+  var notes = await fetch('/inbox/api/notices');
+  if (notes.ok) fyis = (await notes.json()).notices;
   renderAll();
 }
 
@@ -368,6 +386,11 @@ function connect() {
     // A card that just closed drops its stale hints ("please answer or skip").
     if (before && live(before) && !live(view)) notices[keyOf(view)] = undefined;
     upsert(view);
+  });
+  es.addEventListener('fyi', function (e) {
+    var n = JSON.parse(e.data);
+    fyis = [n].concat(fyis.filter(function (x) { return x.id !== n.id; })).slice(0, 30);
+    renderAll();
   });
   es.addEventListener('notice', function (e) {
     var n = JSON.parse(e.data);

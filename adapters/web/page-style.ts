@@ -31,6 +31,7 @@ h2.section { font-size: 13px; text-transform: uppercase; letter-spacing: .06em; 
 .empty code { background: var(--code); padding: 2px 6px; border-radius: 5px; }
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); box-shadow: var(--shadow); margin: 0 0 14px; overflow: hidden; }
 .card.settled { opacity: .92; }
+.fyi-text { white-space: pre-wrap; }
 .card-head { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; padding: 10px 16px; border-bottom: 1px solid var(--line); font-size: 13px; color: var(--muted); }
 .card-head .grow { flex: 1; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; background: var(--accent-soft); color: var(--accent); }

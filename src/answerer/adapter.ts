@@ -19,6 +19,28 @@ export function destinationKey(d: Destination): string {
   return [d.platform, d.channel ?? '', d.user ? `@${d.user}` : ''].join(':')
 }
 
+/**
+ * An FYI without buttons: nothing to answer (a Claude Code session is waiting for someone, or
+ * finished its turn). Built once in the core (src/answerer/notices.ts); each adapter only lays
+ * it out, escaping `title` and `text` like agent text on cards (no pings, no markup) and keeping
+ * within its platform's limits. A notice never mentions anyone.
+ */
+export interface Notice {
+  /** One line: what happened ("Claude Code is waiting"). Untrusted. */
+  title: string
+  /** The agent's message as markdown, at most {@link NOTICE_TEXT_CHARS} characters. Untrusted. */
+  text: string
+  /** Whose notice it is: the agent id (`claude-code:SESSION`). */
+  agentId: string
+  /** The notice's own id (the audit's `callId` for it). */
+  id: string
+  /** When it was raised (epoch ms). */
+  at: number
+}
+
+/** The most of an agent's message a notice carries; the rest is cut with a visible "…". */
+export const NOTICE_TEXT_CHARS = 2_500
+
 /** What a platform decoded from a payload: which card (callId and agent tag), and the interaction. */
 export interface InboundInteraction extends CardRef {
   interaction: Interaction
@@ -108,6 +130,8 @@ export interface ChatAdapter {
    * so it survives a restart; returns undefined to keep the old reference.
    */
   update(card: CardState, ref: unknown): Promise<unknown>
+  /** Post a notice without buttons to a destination (see {@link Notice}); the adapter's reference. */
+  postNotice?(notice: Notice, destination: Destination): Promise<unknown>
   /** A private notice to one person, outside an interaction reply (ephemeral where the platform has it). */
   notify(person: Person, text: string, ref?: unknown): Promise<void>
   /**

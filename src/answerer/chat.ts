@@ -19,6 +19,7 @@ import { escalate } from './escalation.js'
 import { Holds } from './holds.js'
 import { handleInteraction, type InteractionDeps, mayAnswer } from './interactions.js'
 import { applyLifecycle, followLifecycle } from './lifecycle.js'
+import { type NoticeOutcome, type NoticeRequest, postNotice } from './notices.js'
 import { callOfRef, type OpenDeps, openCard } from './open.js'
 import { followOtherBridges } from './replicas.js'
 import { Staffer } from './staffing.js'
@@ -199,6 +200,18 @@ export class ChatAnswerer {
     this.holds.stop()
     await this.copies.settled()
     for (const adapter of this.adapters.values()) await adapter.stop()
+  }
+
+  /** Post a notice without buttons where the request's route opts in (see notices.ts). */
+  notice(request: NoticeRequest): Promise<NoticeOutcome> {
+    const deps = {
+      adapters: this.adapters,
+      router: this.router,
+      store: this.store,
+      log: this.log,
+      now: this.now,
+    }
+    return postNotice(deps, request)
   }
 
   /** Work that runs after an acknowledgement: failures are logged, never unhandled. */

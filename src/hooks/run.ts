@@ -5,9 +5,12 @@
  * decision" and the cards say the agent moved on.
  */
 import { randomUUID } from 'node:crypto'
+import { within } from '../answerer/adapter.js'
+import type { NoticeRequest } from '../answerer/notices.js'
 import { displayName } from '../card/apply.js'
 import type { FormSpec } from '../card/fields.js'
 import type { CardState } from '../card/types.js'
+import { type Logger, silentLogger } from '../log.js'
 import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionItem, ToolCallInfo } from '../protocol/types.js'
 import type { UserQuestionService } from '../service/service.js'
@@ -18,6 +21,9 @@ import type { ElicitRequest, ElicitResult, HookOutput } from './schemas.js'
 /** What the hook path needs. */
 export interface HookDeps {
   service: UserQuestionService
+  /** Post a `Notification` / `Stop` notice where its route opts in (the chat answerer's `notice`). */
+  notices?: (request: NoticeRequest) => Promise<unknown>
+  logger?: Logger
 }
 
 export interface HookCallOptions {
@@ -103,7 +109,23 @@ export async function answerClaudeCodeHook(
   options: HookCallOptions,
 ): Promise<HookOutput> {
   const plan = planHook(payload)
-  if (plan.kind === 'fyi') return hookOutput(plan, { kind: 'no-decision' })
+  if (plan.kind === 'fyi') {
+    // An FYI never holds Claude Code up: posted within the hook's budget, failures only logged.
+    const posting = deps.notices?.({
+      event: plan.event,
+      agentId: hookAgentId(plan.sessionId),
+      title: plan.title,
+      text: plan.text,
+      ...(options.route === undefined ? {} : { route: options.route }),
+    })
+    if (posting) {
+      const failed = (error: unknown) => {
+        ;(deps.logger ?? silentLogger).error('a hook notice failed', { event: plan.event, error })
+      }
+      await within(posting.catch(failed), waitBudget(options.timeoutMs), undefined)
+    }
+    return hookOutput(plan, { kind: 'no-decision' })
+  }
   const callId = `hook-${randomUUID()}`
   const ask: AskPlan = {
     agentId: hookAgentId(plan.sessionId),

@@ -11,6 +11,10 @@ export const SNOWFLAKE = /^\d{15,21}$/
 const PAGERDUTY_ID = /^[A-Z0-9]{2,20}$/
 const EMAIL = /^[^\s@:]+@[^\s@:]+$/
 
+/** The Claude Code hook events a route may post as notices (see `notices`). */
+export const NOTICE_EVENTS = ['Notification', 'Stop'] as const
+export type NoticeEvent = (typeof NOTICE_EVENTS)[number]
+
 const mentionSchema = z.string()
 const destinationSchema = z.strictObject({
   platform: z.enum(['slack', 'discord', 'web'], { error: 'platform must be "slack", "discord" or "web"' }),
@@ -57,6 +61,17 @@ const routeSchema = z.strictObject({
     })
     .optional(),
   destinations: z.array(destinationSchema).min(1),
+  /**
+   * Claude Code hook events posted to the destinations as a notice without buttons (an FYI:
+   * a session is waiting, or finished its turn). Off unless listed.
+   */
+  notices: z
+    .array(
+      z.enum(NOTICE_EVENTS, {
+        error: `each entry must be one of ${NOTICE_EVENTS.map((e) => `"${e}"`).join(', ')}`,
+      }),
+    )
+    .optional(),
   responders: z
     .strictObject({
       slack: z

@@ -124,6 +124,10 @@ export function validateRoutes(value: unknown, source?: string): RoutesFile {
     route.destinations.forEach((d, i) => {
       checkDestination(d, `${at}.destinations[${i}]`, problems)
     })
+    route.notices?.forEach((event, i) => {
+      if (route.notices?.indexOf(event) !== i)
+        problems.push(`${at}.notices[${i}]: "${event}" is listed twice`)
+    })
     route.responders?.slack?.users?.forEach((u, i) => {
       if (!SLACK_USER.test(u))
         problems.push(`${at}.responders.slack.users[${i}]: "${u}" is not a Slack user id`)
@@ -281,6 +285,7 @@ export function routesRouter(
     ...(route.responders ? { responders: toResponders(route.responders) } : {}),
     quorum: route.quorum ?? 1,
     excludeRequester: route.excludeRequester ?? false,
+    ...(route.notices?.length ? { notices: [...route.notices] } : {}),
     ...(route.oncall
       ? { oncall: { pagerduty: { ...route.oncall.pagerduty }, fallback: route.oncall.fallback ?? [] } }
       : {}),

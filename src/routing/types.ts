@@ -1,5 +1,6 @@
 import type { Destination, EscalationTier, Responders } from '../card/types.js'
 import type { AnswererRequest } from '../protocol/types.js'
+import type { NoticeEvent } from './routes-schema.js'
 
 /** What routing decided for one request. */
 export interface RoutePlan {
@@ -13,6 +14,8 @@ export interface RoutePlan {
   escalation: EscalationTier[]
   /** Mention and allow whoever is on call now (looked up at ask time). */
   oncall?: OnCallRule
+  /** Claude Code hook events posted to the destinations as notices without buttons. */
+  notices?: NoticeEvent[]
 }
 
 /** A route's on-call rule. */

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { HookError } from '../hooks/errors.js'
-import { answerClaudeCodeHook, answerElicitation } from '../hooks/run.js'
+import { answerClaudeCodeHook, answerElicitation, type HookDeps } from '../hooks/run.js'
 import { elicitRequestSchema } from '../hooks/schemas.js'
 import { parseDuration } from '../routing/duration.js'
 import type { ApiDeps } from './api.js'
@@ -9,7 +9,7 @@ import { HttpError } from './errors.js'
 import type { Router } from './router.js'
 
 /** What the hook routes need beyond the API's own dependencies. */
-export interface HookRouteDeps extends ApiDeps {
+export interface HookRouteDeps extends ApiDeps, Pick<HookDeps, 'notices'> {
   /** The hook timeout when a request names none (ASKBRIDGE_HOOK_TIMEOUT). @default 55000 */
   hookTimeoutMs?: number
 }

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import type { HookDeps } from '../hooks/run.js'
 import { type Logger, silentLogger } from '../log.js'
 import type { UserQuestionService } from '../service/service.js'
 import { isStorageError } from '../store/errors.js'
@@ -55,6 +56,8 @@ export interface HttpServerOptions {
   hookTimeoutMs?: number
   /** Inbox sign-in: with it, /inbox needs a session (not the API token or a loopback Host). */
   signIn?: InboxGate
+  /** Claude Code `Notification` / `Stop` hooks: post a notice where the route opts in. */
+  notices?: HookDeps['notices']
 }
 
 /** The running HTTP side of the bridge. */
@@ -139,6 +142,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
   addHookRoutes(router, {
     ...apiDeps,
     ...(options.hookTimeoutMs === undefined ? {} : { hookTimeoutMs: options.hookTimeoutMs }),
+    ...(options.notices ? { notices: options.notices } : {}),
   })
   const webhooks = new Map((options.webhooks ?? []).map((w) => [`${w.method} ${w.path}`, w]))
   const token = options.apiToken

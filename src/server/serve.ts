@@ -153,6 +153,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       ...(options.replicas?.intervalMs === undefined ? {} : { recheckMs: options.replicas.intervalMs }),
     })
     service.use(chat.answerer)
+    const answerer = chat
     const metrics = new Metrics()
     const web = built.web
     metrics.gauge('askbridge_inbox_connections', 'Web inbox pages connected.', () => web.connections)
@@ -167,6 +168,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       ...(signIn ? { signIn } : {}),
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       hookTimeoutMs: config.ASKBRIDGE_HOOK_TIMEOUT,
+      notices: (request) => answerer.notice(request),
     })
     await chat.start()
     // Several bridges on one PostgreSQL database: replies, cancellations and dead bridges'

@@ -19,7 +19,7 @@ import { askbridge } from '../cli/run.js'
 import { waitResponded } from '../discord/rig.js'
 import { type FakeUser as DiscordUser, FakeDiscord } from '../fakes/discord/server.js'
 import { FakeSlack, type FakeUser as SlackUser } from '../fakes/slack/server.js'
-import { fixture } from '../helpers/claude-code.js'
+import { commandHook as command, fixture, httpHook as http } from '../helpers/claude-code.js'
 import { keyFor, until } from '../helpers/service.js'
 import { startBridge, type TestBridge } from '../server/helpers.js'
 import { blocksText } from '../slack/rig.js'
@@ -62,34 +62,8 @@ afterAll(async () => {
   rmSync(cwd, { recursive: true, force: true })
 })
 
-interface HookRun {
-  status: number
-  body: unknown
-}
-
-/** The HTTP hook, as Claude Code's `http` hook posts it. */
-async function httpHook(payload: unknown, query = 'timeout=60'): Promise<HookRun> {
-  const res = await fetch(`${tb.url}/v1/hooks/claude-code?${query}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(payload),
-  })
-  return { status: res.status, body: await res.json() }
-}
-
-/** The command hook, as Claude Code runs it: JSON on stdin, JSON on stdout, an exit code. */
-async function commandHook(payload: unknown, args: string[] = ['--timeout', '60']) {
-  const run = await askbridge(['hook', ...args], {
-    cwd,
-    env: { ASKBRIDGE_URL: tb.url },
-    stdin: typeof payload === 'string' ? payload : JSON.stringify(payload),
-  })
-  return {
-    code: run.code,
-    stderr: run.stderr,
-    body: run.stdout.trim() === '' ? undefined : JSON.parse(run.stdout),
-  }
-}
+const httpHook = (payload: unknown, query?: string) => http(tb.url, payload, query)
+const commandHook = (payload: unknown, args?: string[]) => command(tb.url, cwd, payload, args)
 
 /** The next new hook card, once it is posted in Slack and in Discord. */
 async function nextCard(): Promise<CardState> {

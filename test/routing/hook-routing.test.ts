@@ -89,3 +89,49 @@ describe('routing hook requests', () => {
     }
   })
 })
+
+describe('notices: Notification and Stop, per route', () => {
+  const problems = (routes: unknown): string[] => {
+    try {
+      validateRoutes({ routes })
+    } catch (error) {
+      expect(error).toBeInstanceOf(RoutesError)
+      return (error as RoutesError).problems
+    }
+    return []
+  }
+  const web = [{ platform: 'web' }]
+
+  it('a route lists the events it posts; the plan carries them, other routes none', () => {
+    const noticed = routesRouter(
+      validateRoutes({
+        routes: [
+          { name: 'watched', match: { agentId: 'claude-code:*' }, destinations: web, notices: ['Stop'] },
+          { name: 'rest', destinations: web },
+        ],
+      }),
+      [],
+    )
+    const from = (agent: string): AnswererRequest => ({
+      questions: [],
+      agent: { id: agent },
+      callId: 'n',
+      signal: new AbortController().signal,
+    })
+    expect(noticed.resolve(from('claude-code:abc')).notices).toEqual(['Stop'])
+    expect(noticed.resolve(from('deploy-bot')).notices).toBeUndefined()
+  })
+
+  it('an unknown event or one listed twice is refused with its exact path', () => {
+    expect(problems([{ name: 'r', destinations: web, notices: ['Stop', 'SessionStart'] }])).toEqual([
+      'routes[0].notices[1]: each entry must be one of "Notification", "Stop"',
+    ])
+    expect(problems([{ name: 'r', destinations: web, notices: 'Stop' }])).toEqual([
+      'routes[0].notices: Invalid input: expected array, received string',
+    ])
+    expect(problems([{ name: 'r', destinations: web, notices: ['Stop', 'Notification', 'Stop'] }])).toEqual([
+      'routes[0].notices[2]: "Stop" is listed twice',
+    ])
+    expect(problems([{ name: 'r', destinations: web, notices: [] }])).toEqual([])
+  })
+})
