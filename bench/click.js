@@ -1,0 +1,277 @@
+// Section "click": how long a signed Slack click takes to be acknowledged, askbridge `serve` beside a
+// bare Bolt app and the Chat SDK, in the same run. Each server is its own process (askbridge: the real
+// `askbridge serve` CLI in Slack HTTP mode, SQLite file, default durability); this process is the fake
+// Slack and the clicker. Every askbridge click answers an open question on a real card; the peers get
+// the same signed payloads (same size, same signature check) and only ack.
+import { spawn } from 'node:child_process'
+import { createHmac } from 'node:crypto'
+import { once } from 'node:events'
+import { writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { createInterface } from 'node:readline'
+import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
+import { fmt, pool, summarize, table } from './lib.js'
+
+const CLICKS = Number(process.env.BENCH_CLICKS ?? 1000)
+const ROUNDS = Number(process.env.BENCH_CLICK_ROUNDS ?? 5)
+const WARMUP = Number(process.env.BENCH_CLICK_WARMUP ?? 100)
+const CONCURRENCY = 8
+// Cards go to many channels through a routes file: Slack allows about one post per second per channel,
+// and the cards a round clicks must be up before it starts (posting is not what this section measures).
+const CHANNELS = 50
+const channelOf = (i) => `C0BENCH${String(i % CHANNELS).padStart(2, '0')}`
+const GOAL_RATIO = 1.3
+const root = new URL('..', import.meta.url).pathname
+
+async function freePort() {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address()
+  server.close()
+  return port
+}
+
+/** Start a child process; resolve with its URL once it answers. */
+async function startChild(name, args, env, readUrl) {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`${name} exited with ${code} before it was ready`)
+  })
+  const url = await Promise.race([readUrl(child), exited])
+  void exited.catch(() => {})
+  return {
+    url,
+    async stop() {
+      if (child.exitCode !== null) return
+      child.kill('SIGTERM')
+      await once(child, 'exit')
+    },
+  }
+}
+
+async function startAskbridge(fake, dir, profileDir) {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const routes = Array.from({ length: CHANNELS }, (_, i) => ({
+    name: `bench-${i}`,
+    match: { route: `bench-${i}` },
+    destinations: [{ platform: 'slack', channel: channelOf(i) }],
+  }))
+  writeFileSync(join(dir, 'routes.json'), JSON.stringify({ routes }))
+  return startChild(
+    'askbridge serve',
+    [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'bin/askbridge.js', 'serve'],
+    {
+      ASKBRIDGE_PORT: String(port),
+      ASKBRIDGE_DB: join(dir, 'click.db'),
+      ASKBRIDGE_LOG_LEVEL: 'warn',
+      SLACK_BOT_TOKEN: fake.options.botToken,
+      SLACK_SIGNING_SECRET: fake.options.signingSecret,
+      SLACK_CHANNEL: channelOf(0),
+      ASKBRIDGE_ROUTES: join(dir, 'routes.json'),
+      SLACK_API_URL: fake.apiUrl,
+    },
+    async () => {
+      for (;;) {
+        try {
+          if ((await fetch(`${url}/healthz`)).ok) return url
+        } catch {
+          // not listening yet
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    },
+  )
+}
+
+function startPeer(kind, fake) {
+  return startChild(
+    kind,
+    ['bench/click-peer.js', kind],
+    {
+      SLACK_BOT_TOKEN: fake.options.botToken,
+      SLACK_SIGNING_SECRET: fake.options.signingSecret,
+      SLACK_API_URL: fake.apiUrl,
+    },
+    async (child) => {
+      for await (const line of createInterface({ input: child.stdout })) return JSON.parse(line).url
+      throw new Error(`${kind} printed no URL`)
+    },
+  )
+}
+
+function signed(payload, secret) {
+  const body = `payload=${encodeURIComponent(JSON.stringify(payload))}`
+  return {
+    body,
+    headers() {
+      const timestamp = Math.floor(Date.now() / 1000)
+      const signature = createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')
+      return {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': String(timestamp),
+        'x-slack-signature': `v0=${signature}`,
+      }
+    },
+  }
+}
+
+/** Click every request, 8 at a time; the latency of each, from send to the whole ack read. */
+async function clickAll(url, requests) {
+  const latencies = []
+  let failed = 0
+  await pool(requests, CONCURRENCY, async (request) => {
+    const headers = request.headers()
+    const t = performance.now()
+    const res = await fetch(url, { method: 'POST', headers, body: request.body })
+    await res.arrayBuffer()
+    latencies.push(performance.now() - t)
+    if (res.status !== 200) failed++
+  })
+  return { latencies, failed }
+}
+
+const until = async (check, what, ms = 60_000) => {
+  const end = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** Open `n` blocking asks on askbridge and wait for their cards; the signed clicks that answer them. */
+async function openCards(fake, url, prefix, n) {
+  const answers = []
+  for (let i = 0; i < n; i++) {
+    const callId = `${prefix}-${i}`
+    answers.push(
+      fetch(`${url}/v1/ask`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          callId,
+          route: `bench-${i % CHANNELS}`,
+          questions: [
+            { id: 'go', question: `Ship build ${callId}?`, options: [{ label: 'Yes' }, { label: 'No' }] },
+          ],
+        }),
+      }).then(async (res) => ({ callId, status: res.status, body: await res.json() })),
+    )
+  }
+  const byCall = new Map()
+  await until(() => {
+    for (const m of fake.messages.values()) if (m.callId?.startsWith(`${prefix}-`)) byCall.set(m.callId, m)
+    return byCall.size === n
+  }, `${n} cards posted`)
+  // Let askbridge record the posts it just made before the first click.
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const user = { id: 'U0BENCH', name: 'Bench' }
+  const requests = []
+  for (let i = 0; i < n; i++) {
+    const message = byCall.get(`${prefix}-${i}`)
+    const yes = fake.liveActionIds(message.callId).find((id) => id.endsWith('|c|0|0'))
+    if (!yes) throw new Error(`no Yes button on ${message.callId}`)
+    requests.push(signed(fake.actionPayload(user, message, yes), fake.options.signingSecret))
+  }
+  return { requests, answers }
+}
+
+export default async function click({ dir, log }) {
+  const fake = await FakeSlack.start()
+  const servers = {}
+  try {
+    servers.askbridge = await startAskbridge(fake, dir, process.env.BENCH_CLICK_PROFILE)
+    servers.bolt = await startPeer('bolt', fake)
+    servers.chat = await startPeer('chat', fake)
+    const askbridgeUrl = `${servers.askbridge.url}/slack/events`
+    const urls = {
+      askbridge: askbridgeUrl,
+      bolt: `${servers.bolt.url}/slack/events`,
+      chat: `${servers.chat.url}/api/webhooks/slack`,
+    }
+    const names = ['askbridge', 'bolt', 'chat']
+
+    // Warm-up (not counted): askbridge answers WARMUP cards; the peers take the same payloads.
+    const warm = await openCards(fake, servers.askbridge.url, 'warm', WARMUP)
+    const templates = warm.requests
+    await clickAll(askbridgeUrl, warm.requests)
+    for (const r of await Promise.all(warm.answers))
+      if (r.status !== 200) throw new Error(`warm-up ask ${r.callId}: ${r.status}`)
+    for (const name of ['bolt', 'chat']) await clickAll(urls[name], templates)
+
+    const perRound = Math.ceil(CLICKS / ROUNDS)
+    const latencies = { askbridge: [], bolt: [], chat: [] }
+    const failed = { askbridge: 0, bolt: 0, chat: 0 }
+    let answered = 0
+    let wrong = 0
+    for (let round = 0; round < ROUNDS; round++) {
+      // Cards for this round first, so posting them is not measured.
+      const cards = await openCards(fake, servers.askbridge.url, `r${round}`, perRound)
+      const order = names.map((_, i) => names[(i + round) % names.length])
+      for (const name of order) {
+        const requests =
+          name === 'askbridge'
+            ? cards.requests
+            : Array.from({ length: perRound }, (_, i) => templates[i % templates.length])
+        const result = await clickAll(urls[name], requests)
+        latencies[name].push(...result.latencies)
+        failed[name] += result.failed
+        if (name === 'askbridge') {
+          // The round's answers are back before the next server's turn (card updates go on, paced).
+          for (const r of await Promise.all(cards.answers)) {
+            if (r.status === 200 && r.body.answers?.[0]?.selected?.[0] === 'Yes') answered++
+            else wrong++
+          }
+        }
+      }
+      log(`round ${round + 1}/${ROUNDS}: ${order.join(', ')}`)
+    }
+
+    const stats = Object.fromEntries(names.map((name) => [name, summarize(latencies[name])]))
+    const ratio = (name, key) => stats[name][key] / stats.bolt[key]
+    const goalRatio = ratio('askbridge', 'p99')
+    const rows = names.map((name) => [
+      name === 'askbridge' ? 'askbridge serve' : name === 'bolt' ? 'bare Bolt App' : 'Chat SDK',
+      stats[name].n,
+      failed[name],
+      fmt(stats[name].p50),
+      fmt(stats[name].p99),
+      fmt(stats[name].max),
+      `${ratio(name, 'p50').toFixed(2)}×`,
+      `${ratio(name, 'p99').toFixed(2)}×`,
+    ])
+    const markdown = `${CLICKS} signed \`block_actions\` clicks per server, ${CONCURRENCY} at a time over HTTP keep-alive,
+in ${ROUNDS} rounds whose order rotates (askbridge, Bolt, Chat SDK; then Bolt, Chat SDK, askbridge; …) after
+${WARMUP} warm-up clicks each. Latency is from sending the signed request to reading the whole ack.
+askbridge is \`askbridge serve\` (the CLI, Slack HTTP mode, SQLite with the default durability), and each
+click answers an open blocking ask on its card: the ack comes once the answer is durable. The bare Bolt
+App (\`@slack/bolt\` HTTP receiver, one listener that acks) and the Chat SDK (\`chat\` +
+\`@chat-adapter/slack\`, in-memory state, one \`onAction\` handler, behind a \`node:http\` server) get the
+same signed payloads and only acknowledge. Every server is its own process; the fake Slack and the
+clicker share this one.
+
+${table(['server', 'clicks', 'non-200', 'p50 ms', 'p99 ms', 'max ms', 'p50 / Bolt', 'p99 / Bolt'], rows)}
+
+askbridge asks answered by these clicks: ${answered} with the clicked option, ${wrong} otherwise.`
+    return {
+      markdown,
+      goals: [
+        {
+          goal: `click p99 ≤ ${GOAL_RATIO}× bare Bolt's p99, same run`,
+          figure: `${fmt(stats.askbridge.p99)} ms vs ${fmt(stats.bolt.p99)} ms: ${goalRatio.toFixed(2)}× (Chat SDK ${ratio('chat', 'p99').toFixed(2)}×)`,
+          pass: goalRatio <= GOAL_RATIO && failed.askbridge === 0 && wrong === 0,
+        },
+      ],
+    }
+  } finally {
+    for (const server of Object.values(servers)) await server.stop()
+    await fake.close()
+  }
+}
