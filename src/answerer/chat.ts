@@ -184,6 +184,7 @@ export class ChatAnswerer {
       this.log.error('creating cards for continued calls failed', { error }),
     )
     // Copies a crash cut short: found and adopted, posted, or brought up to date.
+    this.copies.start()
     await this.copies
       .recover()
       .catch((error: unknown) => this.log.error('recovering card copies failed', { error }))
@@ -198,6 +199,7 @@ export class ChatAnswerer {
     if (this.escalationTimer) clearInterval(this.escalationTimer)
     for (const off of this.unsubscribe.splice(0)) off()
     this.holds.stop()
+    this.copies.stop()
     await this.copies.settled()
     for (const adapter of this.adapters.values()) await adapter.stop()
   }

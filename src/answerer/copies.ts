@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { isLive } from '../card/apply.js'
 import type { CardState, Destination } from '../card/types.js'
 import type { Logger } from '../log.js'
@@ -8,6 +9,13 @@ import { type ChatAdapter, destinationKey, isPostPending, POST_PENDING } from '.
 
 /** At start, finished cards this recent get their copies brought up to date once. */
 const RECENT_MS = 24 * 60 * 60_000
+/**
+ * How long a claim to post a copy holds without renewal. The holder renews it every third of
+ * this while it posts; a claim that lapses is a process that died between claiming and posting.
+ */
+const CLAIM_MS = 3000
+/** How often a bridge waiting on another's post looks whether it is done (or its holder died). */
+const HOLDER_POLL_MS = 100
 
 export interface CopiesOptions {
   store: Store
@@ -16,21 +24,84 @@ export interface CopiesOptions {
   log: Logger
 }
 
+type Outcome = 'posted' | 'held' | 'failed'
+
 /**
- * A card's copies on the platforms: posting one per destination (once, also across restarts:
- * the store keeps the posts) and keeping every copy up to date.
+ * A card's copies on the platforms: posting one per destination (once, also across restarts
+ * and across bridges sharing the database: the store keeps the posts and who is posting each)
+ * and keeping every copy up to date.
  */
 export class CardCopies {
   readonly #o: CopiesOptions
   readonly #updates = new Map<string, { dirty: boolean; promise: Promise<void> }>()
-  readonly #posting = new Map<string, Promise<boolean>>()
+  readonly #posting = new Map<string, Promise<Outcome>>()
+  /** This process, as the holder of claims to post. */
+  readonly #owner = randomUUID()
+  #timer: ReturnType<typeof setInterval> | undefined
+  #stopped = false
 
   constructor(options: CopiesOptions) {
     this.#o = options
   }
 
-  /** Post the card to each destination that has no copy yet. Returns how many copies exist. */
-  async post(card: CardState, destinations: Destination[], keySuffix = ''): Promise<number> {
+  /**
+   * Keep this process's claims alive while it posts, and take over the copies of a process that
+   * died between claiming and posting.
+   */
+  start(): void {
+    this.#stopped = false
+    this.#timer ??= setInterval(() => {
+      void this.#tick().catch((error: unknown) =>
+        this.#o.log.warn('renewing or sweeping card posts failed; retried shortly', { error }),
+      )
+    }, CLAIM_MS / 3)
+    this.#timer.unref()
+  }
+
+  stop(): void {
+    this.#stopped = true
+    if (this.#timer) clearInterval(this.#timer)
+    this.#timer = undefined
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#posting.size > 0) await this.#o.store.renewPostClaims(this.#owner, this.#o.now() + CLAIM_MS)
+    await this.sweep()
+  }
+
+  /**
+   * Copies whose holder died between claiming and posting: looked for on the platform and
+   * adopted, else posted (a live card) or left alone (a finished one).
+   */
+  async sweep(): Promise<void> {
+    for (const post of await this.#o.store.lapsedPosts(this.#o.now(), 20)) {
+      const card = (await this.#o.store.getCard<CardState>(post))?.state
+      const destination = card?.destinations?.find((d) => destinationKey(d) === post.destKey)
+      if (!card || !destination || !this.#o.adapters.has(destination.platform)) {
+        // Nothing this process can post (an escalation tier counts as fired): end the claim.
+        if ((await this.#o.store.claimPost(post, this.#claim())) !== undefined)
+          await this.#o.store.releasePost(post, post.destKey, this.#owner)
+        continue
+      }
+      this.#o.log.info('the process posting a copy is gone: taking it over', {
+        ...callKeyOf(post),
+        destination: post.destKey,
+      })
+      await this.#postOnce(card, destination, post.destKey, isLive(card))
+    }
+  }
+
+  #claim() {
+    const now = this.#o.now()
+    return { owner: this.#owner, until: now + CLAIM_MS, now }
+  }
+
+  /**
+   * Post the card to each destination that has no copy yet. Returns how many copies exist. A
+   * copy another bridge is posting is waited for and adopted (or taken over should that bridge
+   * die); with `wait: false` it is left to that bridge (or to the sweep).
+   */
+  async post(card: CardState, destinations: Destination[], keySuffix = '', wait = true): Promise<number> {
     const key = callKeyOf(card)
     const existing = new Map((await this.#o.store.listPosts(key)).map((p) => [p.destKey, p]))
     let count = 0
@@ -43,37 +114,59 @@ export class CardCopies {
           return
         }
         if (!this.#o.adapters.has(destination.platform)) return
-        if (await this.#postOnce(card, destination, destKey, known?.createdAt)) count++
+        let outcome = await this.#postOnce(card, destination, destKey)
+        while (outcome === 'held' && wait && !this.#stopped)
+          outcome = await this.#held(card, destination, destKey)
+        // Held: another process is posting it (and its claim passes on should that one die).
+        if (outcome !== 'failed') count++
       }),
     )
     return count
   }
 
+  /** Another process holds the copy: once it is posted, adopt it; should the holder die, take over. */
+  async #held(card: CardState, destination: Destination, destKey: string): Promise<Outcome> {
+    const post = (await this.#o.store.listPosts(callKeyOf(card))).find((p) => p.destKey === destKey)
+    if (post && !isPostPending(post.ref)) return 'posted'
+    await new Promise((resolve) => setTimeout(resolve, HOLDER_POLL_MS))
+    return this.#postOnce(card, destination, destKey)
+  }
+
   /**
-   * Post one copy without ever posting it twice: the intent is stored before the platform sees
-   * the post, with a marker the platform keeps (Slack message metadata, a Discord nonce); an
-   * intent found without a reference (a crash in between) makes the adapter look for the copy
+   * Post one copy without ever posting it twice. A claim is stored before the platform sees the
+   * post, with a marker the platform keeps (Slack message metadata, a Discord nonce): one process
+   * (of however many share the database) holds it at a time and renews it while it posts. A claim
+   * taken over (its holder died, perhaps after posting) makes the adapter look for the copy
    * before posting again. In this process one caller at a time posts a given copy.
    */
   #postOnce(
     card: CardState,
     destination: Destination,
     destKey: string,
-    intendedAt: number | undefined,
     postIfMissing = true,
-  ): Promise<boolean> {
+  ): Promise<Outcome> {
     const key = callKeyOf(card)
     const lock = `${callKeyString(key)}\u0000${destKey}`
     const running = this.#posting.get(lock)
     if (running) return running
-    const work = (async () => {
+    const work = (async (): Promise<Outcome> => {
       const adapter = this.#o.adapters.get(destination.platform) as ChatAdapter
       const marker = `${key.agentId}|${key.callId}|${destKey}`
+      const intent = {
+        ...key,
+        destKey,
+        platform: destination.platform,
+        ref: POST_PENDING,
+        createdAt: this.#o.now(),
+      }
+      const claim = await this.#o.store.claimPost(intent, this.#claim())
+      // Posted already, or another live process is posting it.
+      if (!claim) return 'held'
       try {
         let ref: unknown
-        if (intendedAt !== undefined) {
+        if (claim.taken) {
           try {
-            ref = await adapter.find?.(card, destination, marker, intendedAt)
+            ref = await adapter.find?.(card, destination, marker, claim.createdAt)
           } catch (error) {
             // Not knowing is no reason to leave the question unposted.
             this.#o.log.warn('could not look for a copy posted before a restart; posting', {
@@ -84,27 +177,22 @@ export class CardCopies {
           }
           if (ref !== undefined)
             this.#o.log.info('adopted a copy posted before a restart', { ...key, destination: destKey })
-        } else {
-          const intent = {
-            ...key,
-            destKey,
-            platform: destination.platform,
-            ref: POST_PENDING,
-            createdAt: this.#o.now(),
-          }
-          // Someone else stored the intent first: theirs to post.
-          if (!(await this.#o.store.addPost(intent))) return true
         }
         // A finished card is not posted anew; a copy found is adopted so it shows the outcome.
-        if (ref === undefined && !postIfMissing) return false
+        if (ref === undefined && !postIfMissing) {
+          await this.#o.store.releasePost(key, destKey, this.#owner)
+          return 'failed'
+        }
         ref ??= await adapter.post(card, destination, marker)
         await this.#o.store.updatePost(key, destKey, ref ?? null)
-        return true
+        return 'posted'
       } catch (error) {
         // Not stored: the ask fails with the storage fault (retry the same callId; a copy that
         // was posted is found by its intent then), rather than "could not be posted".
         if (isStorageError(error)) throw error
         this.#o.log.error('posting a card failed', { ...key, destination: destKey, error })
+        // A retry (the same callId, on any bridge) takes it over at once.
+        await this.#o.store.releasePost(key, destKey, this.#owner).catch(() => undefined)
         await this.#o.store
           .audit({
             ...key,
@@ -113,7 +201,7 @@ export class CardCopies {
             detail: { destination: destKey, message: error instanceof Error ? error.message : String(error) },
           })
           .catch(() => undefined)
-        return false
+        return 'failed'
       } finally {
         this.#posting.delete(lock)
       }
@@ -126,7 +214,8 @@ export class CardCopies {
    * After a restart: every card gets the copies it should have. A copy whose post was cut short
    * is looked for on the platform and adopted before it is posted again; a live card never
    * posted is posted; a card finished meanwhile only adopts what was posted, so that copy loses
-   * its buttons. Live and recently finished cards are brought up to date once.
+   * its buttons. Live and recently finished cards are brought up to date once. A copy whose
+   * claim has not lapsed yet is left to the sweep.
    */
   async recover(): Promise<void> {
     for (const { state: card } of await this.#o.store.listCards<CardState>()) {
@@ -137,12 +226,11 @@ export class CardCopies {
       const done = new Set(posts.filter((p) => !isPostPending(p.ref)).map((p) => p.destKey))
       const recent = isLive(card) || (card.answeredAt ?? card.createdAt) > this.#o.now() - RECENT_MS
       if (!destinations.every((d) => done.has(destinationKey(d)))) {
-        if (isLive(card)) await this.post(card, destinations)
+        if (isLive(card)) await this.post(card, destinations, '', false)
         else {
-          const pending = new Map(posts.filter((p) => isPostPending(p.ref)).map((p) => [p.destKey, p]))
+          const pending = new Set(posts.filter((p) => isPostPending(p.ref)).map((p) => p.destKey))
           for (const d of destinations) {
-            const intent = pending.get(destinationKey(d))
-            if (intent) await this.#postOnce(card, d, intent.destKey, intent.createdAt, false)
+            if (pending.has(destinationKey(d))) await this.#postOnce(card, d, destinationKey(d), false)
           }
         }
       } else if (!recent) continue

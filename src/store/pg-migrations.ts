@@ -93,4 +93,15 @@ CREATE INDEX askbridge_audit_at ON askbridge_audit (at);
     name: 'cards found by callId alone',
     sql: 'CREATE INDEX askbridge_cards_call ON askbridge_cards (call_id, ord);',
   },
+  {
+    version: 3,
+    name: 'post claims: one replica posts each copy',
+    sql: `
+-- The replica posting a copy holds it until claim_until (epoch ms, renewed while it posts); a
+-- lapsed claim is a replica that died between claiming and posting: another takes it over.
+ALTER TABLE askbridge_posts ADD COLUMN claim_owner TEXT;
+ALTER TABLE askbridge_posts ADD COLUMN claim_until BIGINT;
+CREATE INDEX askbridge_posts_claims ON askbridge_posts (claim_until) WHERE claim_until IS NOT NULL;
+`,
+  },
 ]

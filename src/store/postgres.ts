@@ -7,6 +7,7 @@ import { clientConfig, openPostgres, type PostgresPoolOptions } from './pg-conne
 import { fromPgError } from './pg-errors.js'
 import { type LeaderHandlers, type Leadership, PgLeadership } from './pg-leader.js'
 import { type ChangeNote, PgListener, type StoreChangeListener } from './pg-notify.js'
+import { PgPosts } from './pg-posts.js'
 import type { PostgresTarget } from './pg-url.js'
 import type {
   AuditEntry,
@@ -14,6 +15,7 @@ import type {
   CallRecord,
   CallState,
   Decision,
+  PostClaim,
   PostRecord,
   Store,
   StoredAuditEntry,
@@ -59,6 +61,7 @@ export class PostgresStore implements Store {
   private readonly leaderships = new Set<Leadership>()
   /** The pool, its failures mapped: a lost server is a StorageError (503), never a 500. */
   private readonly db: Queryable
+  private readonly posts: PgPosts
   private closed = false
 
   private constructor(pool: pg.Pool, target: PostgresTarget, channel: string, options: PostgresStoreOptions) {
@@ -75,6 +78,7 @@ export class PostgresStore implements Store {
           throw fromPgError(error, where)
         })) as Queryable['query'],
     }
+    this.posts = new PgPosts(this.db)
     this.listener = new PgListener(clientConfig(target, options), channel, this.instanceId)
     // Renew the leases of this process's live timed waits. A failed renewal is retried next
     // time; should the lease lapse meanwhile, the worst case is the deadline's takeover.
@@ -483,50 +487,40 @@ export class PostgresStore implements Store {
 
   async addPost(post: PostRecord): Promise<boolean> {
     this.check()
-    const r = await this.db.query(
-      `INSERT INTO askbridge_posts (agent_id, call_id, dest_key, platform, ref, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-      [
-        post.agentId,
-        post.callId,
-        post.destKey,
-        post.platform,
-        JSON.stringify(post.ref ?? null),
-        post.createdAt,
-      ],
-    )
-    return r.rowCount === 1
+    return this.posts.add(post)
+  }
+
+  async claimPost(
+    post: PostRecord,
+    claim: PostClaim,
+  ): Promise<{ createdAt: number; taken: boolean } | undefined> {
+    this.check()
+    return this.posts.claim(post, claim)
+  }
+
+  async renewPostClaims(owner: string, until: number): Promise<void> {
+    this.check()
+    await this.posts.renew(owner, until)
+  }
+
+  async releasePost(key: CallKey, destKey: string, owner: string): Promise<void> {
+    this.check()
+    await this.posts.release(key, destKey, owner)
+  }
+
+  async lapsedPosts(now: number, limit: number): Promise<PostRecord[]> {
+    this.check()
+    return this.posts.lapsed(now, limit)
   }
 
   async updatePost(key: CallKey, destKey: string, ref: unknown): Promise<void> {
     this.check()
-    await this.db.query(
-      'UPDATE askbridge_posts SET ref = $1 WHERE agent_id = $2 AND call_id = $3 AND dest_key = $4',
-      [JSON.stringify(ref ?? null), key.agentId, key.callId, destKey],
-    )
+    await this.posts.update(key, destKey, ref)
   }
 
   async listPosts(key: CallKey): Promise<PostRecord[]> {
     this.check()
-    const { rows } = await this.db.query<{
-      agent_id: string
-      call_id: string
-      dest_key: string
-      platform: string
-      ref: string
-      created_at: string
-    }>('SELECT * FROM askbridge_posts WHERE agent_id = $1 AND call_id = $2 ORDER BY created_at, ord', [
-      key.agentId,
-      key.callId,
-    ])
-    return rows.map((r) => ({
-      agentId: r.agent_id,
-      callId: r.call_id,
-      destKey: r.dest_key,
-      platform: r.platform,
-      ref: JSON.parse(r.ref) as unknown,
-      createdAt: Number(r.created_at),
-    }))
+    return this.posts.list(key)
   }
 
   async audit(entry: AuditEntry): Promise<void> {

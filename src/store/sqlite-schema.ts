@@ -8,7 +8,12 @@ import type { CallKey, CallRecord, StoredEvent, StoreEvent, VersionedCard } from
  */
 
 /** The schema version this code writes (`PRAGMA user_version`). 0: empty or pre-#16. */
-export const SQLITE_SCHEMA_VERSION = 2
+export const SQLITE_SCHEMA_VERSION = 3
+
+/** Copies being posted, by when their claim lapses: what a sweep for dead holders reads. */
+const POST_CLAIMS_INDEX = `CREATE INDEX IF NOT EXISTS posts_claims ON posts(claim_until)
+  WHERE claim_until IS NOT NULL;
+`
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -53,9 +58,11 @@ CREATE TABLE IF NOT EXISTS posts (
   platform TEXT NOT NULL,
   ref TEXT NOT NULL,
   created_at INTEGER NOT NULL,
+  claim_owner TEXT,
+  claim_until INTEGER,
   PRIMARY KEY (agent_id, call_id, dest_key)
 );
-CREATE TABLE IF NOT EXISTS audit (
+${POST_CLAIMS_INDEX}CREATE TABLE IF NOT EXISTS audit (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   agent_id TEXT,
   call_id TEXT,
@@ -64,6 +71,12 @@ CREATE TABLE IF NOT EXISTS audit (
 );
 CREATE INDEX IF NOT EXISTS audit_call ON audit(call_id, agent_id);
 `
+
+/** Schema 2 to 3: who is posting a copy, until when (a claim), so two bridges never both post it. */
+const MIGRATE_FROM_V2 = `
+ALTER TABLE posts ADD COLUMN claim_owner TEXT;
+ALTER TABLE posts ADD COLUMN claim_until INTEGER;
+${POST_CLAIMS_INDEX}`
 
 /** The agent that asked `call_id` most recently at or before `seq` (pre-#16 rows name no agent). */
 export const ASKER = (callIdSql: string, seqSql: string) => `(
@@ -154,7 +167,9 @@ export function migrateSqlite(db: Database.Database, path: string): void {
       )
     }
     const old = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get()
-    if (old) {
+    if (old && current === 2) {
+      db.exec(MIGRATE_FROM_V2)
+    } else if (old) {
       db.exec(MIGRATE_FROM_V0)
       rebuildCalls(db)
     } else {

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { fromSqliteError, StorageError } from './errors.js'
 import { foldCall, pageOf } from './fold.js'
+import { SqlitePosts } from './sqlite-posts.js'
 import {
   type CallRow,
   callRow,
@@ -21,6 +22,7 @@ import type {
   CallRecord,
   CallState,
   Decision,
+  PostClaim,
   PostRecord,
   Store,
   StoredAuditEntry,
@@ -52,6 +54,7 @@ export class SqliteStore implements Store {
   private readonly now: () => number
   private closed = false
   private readonly stmts
+  private readonly posts: SqlitePosts
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path
@@ -74,6 +77,7 @@ export class SqliteStore implements Store {
         { cause: error },
       )
     }
+    this.posts = new SqlitePosts(this.db)
     const calls = 'SELECT data FROM calls'
     this.stmts = {
       insertEvent: this.db.prepare(
@@ -125,15 +129,6 @@ export class SqliteStore implements Store {
       ),
       listCards: this.db.prepare(
         'SELECT agent_id, call_id, version, state FROM cards ORDER BY updated_at, rowid',
-      ),
-      addPost: this.db.prepare(
-        'INSERT INTO posts (agent_id, call_id, dest_key, platform, ref, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
-      ),
-      updatePost: this.db.prepare(
-        'UPDATE posts SET ref = ? WHERE agent_id = ? AND call_id = ? AND dest_key = ?',
-      ),
-      listPosts: this.db.prepare(
-        'SELECT * FROM posts WHERE agent_id = ? AND call_id = ? ORDER BY created_at, rowid',
       ),
       audit: this.db.prepare('INSERT INTO audit (agent_id, call_id, at, data) VALUES (?, ?, ?, ?)'),
       auditAll: this.db.prepare('SELECT seq, at, data FROM audit WHERE at >= ? ORDER BY seq'),
@@ -341,40 +336,40 @@ export class SqliteStore implements Store {
 
   async addPost(post: PostRecord): Promise<boolean> {
     this.check()
-    const r = this.stmts.addPost.run(
-      post.agentId,
-      post.callId,
-      post.destKey,
-      post.platform,
-      JSON.stringify(post.ref ?? null),
-      post.createdAt,
-    )
-    return r.changes === 1
+    return this.posts.add(post)
+  }
+
+  async claimPost(
+    post: PostRecord,
+    claim: PostClaim,
+  ): Promise<{ createdAt: number; taken: boolean } | undefined> {
+    this.check()
+    return this.posts.claim(post, claim)
+  }
+
+  async renewPostClaims(owner: string, until: number): Promise<void> {
+    this.check()
+    this.posts.renew(owner, until)
+  }
+
+  async releasePost(key: CallKey, destKey: string, owner: string): Promise<void> {
+    this.check()
+    this.posts.release(key, destKey, owner)
+  }
+
+  async lapsedPosts(now: number, limit: number): Promise<PostRecord[]> {
+    this.check()
+    return this.posts.lapsed(now, limit)
   }
 
   async updatePost(key: CallKey, destKey: string, ref: unknown): Promise<void> {
     this.check()
-    this.stmts.updatePost.run(JSON.stringify(ref ?? null), key.agentId, key.callId, destKey)
+    this.posts.update(key, destKey, ref)
   }
 
   async listPosts(key: CallKey): Promise<PostRecord[]> {
     this.check()
-    const rows = this.stmts.listPosts.all(key.agentId, key.callId) as Array<{
-      agent_id: string
-      call_id: string
-      dest_key: string
-      platform: string
-      ref: string
-      created_at: number
-    }>
-    return rows.map((r) => ({
-      agentId: r.agent_id,
-      callId: r.call_id,
-      destKey: r.dest_key,
-      platform: r.platform,
-      ref: JSON.parse(r.ref) as unknown,
-      createdAt: r.created_at,
-    }))
+    return this.posts.list(key)
   }
 
   async audit(entry: AuditEntry): Promise<void> {

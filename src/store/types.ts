@@ -75,6 +75,17 @@ export interface PostRecord extends CallKey {
   createdAt: number
 }
 
+/**
+ * A claim on posting one copy: `owner` (one bridge process) posts it and holds the claim until
+ * `until` (epoch ms, renewed while the post is under way); `now` is the clock a held claim is
+ * judged by.
+ */
+export interface PostClaim {
+  owner: string
+  until: number
+  now: number
+}
+
 export interface AuditEntry {
   /** Set whenever `callId` is: the call's agent. */
   agentId?: string
@@ -134,6 +145,21 @@ export interface Store {
 
   /** Record a post; false when that call already has a post at that destination. */
   addPost(post: PostRecord): Promise<boolean>
+  /**
+   * Claim posting one copy, atomically across processes: store the intent (`post`, its `ref` a
+   * placeholder) held by `claim.owner`; or, when the intent is stored, still unposted (its `ref`
+   * unchanged) and nobody else holds it at `claim.now` (its holder died, or gave up), take it over.
+   * Returns when the intent was first stored and whether it was taken over (then a copy may be on
+   * the platform already); undefined when the copy is posted or another live holder is posting it.
+   */
+  claimPost(post: PostRecord, claim: PostClaim): Promise<{ createdAt: number; taken: boolean } | undefined>
+  /** Extend every claim `owner` holds to `until`: its posts are still under way. */
+  renewPostClaims(owner: string, until: number): Promise<void>
+  /** End `owner`'s claim on a copy it did not post, so another may take it over at once. */
+  releasePost(key: CallKey, destKey: string, owner: string): Promise<void>
+  /** Unposted copies whose claim lapsed before `now`, oldest first: their holder died mid-post. */
+  lapsedPosts(now: number, limit: number): Promise<PostRecord[]>
+  /** Record the copy's reference; any claim on it ends. */
   updatePost(key: CallKey, destKey: string, ref: unknown): Promise<void>
   listPosts(key: CallKey): Promise<PostRecord[]>
 

@@ -4,44 +4,17 @@
  * with SIGKILL while asks wait and clicks land. Its clients re-attach to replica 2 with the same
  * callId. Then: 0 answers lost, 0 answered twice, 0 duplicate cards, one outcome per client.
  */
-import { type ChildProcessByStdio, spawn } from 'node:child_process'
-import type { Readable } from 'node:stream'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { BIN, ensureBuilt } from '../cli/built.js'
+import { ensureBuilt } from '../cli/built.js'
 import { FakeSlack } from '../fakes/slack/server.js'
 import { type TestSchema, testSchema } from '../helpers/pg.js'
+import { type Replica, startReplica, stopReplica } from '../helpers/replica.js'
 import { until } from '../helpers/service.js'
 import { fakeUser } from '../slack/rig.js'
-
-interface Replica {
-  child: ChildProcessByStdio<null, Readable, Readable>
-  url: string
-  output: () => string
-  exited: Promise<number | null>
-}
 
 let schema: TestSchema
 let fake: FakeSlack
 const replicas: Replica[] = []
-
-async function startReplica(env: Record<string, string>): Promise<Replica> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stderr = ''
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString()
-      const m = /Web inbox: (http:\/\/\S+)\/inbox/.exec(stderr)
-      if (m?.[1]) resolve(m[1])
-    })
-    child.stdout.resume()
-    void exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)))
-  })
-  return { child, url, output: () => stderr, exited }
-}
 
 beforeAll(async () => {
   await ensureBuilt()
@@ -61,12 +34,7 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
-  for (const r of replicas) {
-    if (r.child.exitCode === null && r.child.signalCode === null) {
-      r.child.kill('SIGTERM')
-      await r.exited
-    }
-  }
+  for (const r of replicas) await stopReplica(r)
   await fake?.close()
   await schema?.drop()
 })

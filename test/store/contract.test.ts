@@ -358,6 +358,48 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
     ])
   })
 
+  it('one claim to post each copy: held while renewed, taken over once lapsed, ended by the post', async () => {
+    // Two handles on one database: two bridges.
+    const [one, two] = [await open(), await open()]
+    const intent = { ...a1, destKey: 'slack:C1', platform: 'slack', ref: { pending: true }, createdAt: 10 }
+    const claim = (owner: string, now: number) => ({ owner, until: now + 100, now })
+    expect(await one.claimPost(intent, claim('A', 10))).toEqual({ createdAt: 10, taken: false })
+    // B sees the same ask at the same instant: A is posting it.
+    expect(await two.claimPost({ ...intent, createdAt: 11 }, claim('B', 11))).toBeUndefined()
+    expect(await two.lapsedPosts(50, 10)).toEqual([])
+    // A renews while it posts; past the first deadline the claim still holds.
+    await one.renewPostClaims('A', 300)
+    expect(await two.claimPost(intent, claim('B', 200))).toBeUndefined()
+    // A died: its claim lapses, the intent is listed, and exactly one of two takers gets it.
+    expect((await two.lapsedPosts(301, 10)).map((p) => [p.destKey, p.ref, p.createdAt])).toEqual([
+      ['slack:C1', { pending: true }, 10],
+    ])
+    const takers = await Promise.all([
+      two.claimPost(intent, claim('B', 301)),
+      one.claimPost(intent, claim('C', 301)),
+    ])
+    expect(takers.filter((t) => t !== undefined)).toEqual([{ createdAt: 10, taken: true }])
+    const winner = takers[0] ? 'B' : 'C'
+    // The winner posts: the claim ends and nobody claims a posted copy.
+    await (takers[0] ? two : one).updatePost(a1, 'slack:C1', { ts: '1.2' })
+    expect(await one.lapsedPosts(10_000, 10)).toEqual([])
+    expect(await one.claimPost(intent, claim(winner, 10_000))).toBeUndefined()
+    await one.renewPostClaims(winner, 20_000)
+    expect((await one.listPosts(a1)).map((p) => p.ref)).toEqual([{ ts: '1.2' }])
+    // A holder that gives up (the post failed) releases it: a retry takes it over at once.
+    const web = { ...intent, destKey: 'web', platform: 'web' }
+    expect(await one.claimPost(web, claim('A', 500))).toMatchObject({ taken: false })
+    await two.releasePost(a1, 'web', 'B') // not B's: nothing changes
+    expect(await two.claimPost(web, claim('B', 501))).toBeUndefined()
+    await one.releasePost(a1, 'web', 'A')
+    expect(await two.claimPost(web, claim('B', 502))).toEqual({ createdAt: 10, taken: true })
+    // An intent stored without a claim (before claims existed) is anyone's to take over.
+    expect(await one.addPost({ ...intent, destKey: 'discord:9', platform: 'discord' })).toBe(true)
+    expect(await two.claimPost({ ...intent, destKey: 'discord:9' }, claim('B', 0))).toMatchObject({
+      taken: true,
+    })
+  })
+
   it('audits entries and lists them by call, agent and time', async () => {
     let t = 100
     const store = await open({ now: () => t })

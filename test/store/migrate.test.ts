@@ -107,3 +107,29 @@ test('restart on a database written before this change: calls come back under th
     await b.close()
   }
 })
+
+test('a schema-2 database (before post claims) migrates: its posts stay, and copies can be claimed', async () => {
+  const path = join(dir, 'v2.db')
+  const fresh = new SqliteStore(path)
+  const key = { agentId: 'ops', callId: 'c-1' }
+  const intent = { ...key, destKey: 'slack:C1', platform: 'slack', ref: { pending: true }, createdAt: 5 }
+  await fresh.addPost(intent)
+  await fresh.close()
+  // Schema 2 exactly: the posts table without its claim columns.
+  const old = new Database(path)
+  old.exec(`DROP INDEX posts_claims; ALTER TABLE posts DROP COLUMN claim_owner;
+    ALTER TABLE posts DROP COLUMN claim_until; PRAGMA user_version = 2;`)
+  old.close()
+  const store = new SqliteStore(path)
+  try {
+    expect(await store.listPosts(key)).toEqual([intent])
+    const claim = { owner: 'A', until: 100, now: 1 }
+    expect(await store.claimPost(intent, claim)).toEqual({ createdAt: 5, taken: true })
+    expect(await store.claimPost(intent, { ...claim, owner: 'B' })).toBeUndefined()
+  } finally {
+    await store.close()
+  }
+  const raw = new Database(path, { readonly: true })
+  expect(raw.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION)
+  raw.close()
+})

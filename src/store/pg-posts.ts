@@ -1,0 +1,116 @@
+import type pg from 'pg'
+import type { CallKey, PostClaim, PostRecord } from './types.js'
+
+type Queryable = Pick<pg.PoolClient, 'query'>
+
+interface PostRow {
+  agent_id: string
+  call_id: string
+  dest_key: string
+  platform: string
+  ref: string
+  created_at: string
+}
+
+function toPost(r: PostRow): PostRecord {
+  return {
+    agentId: r.agent_id,
+    callId: r.call_id,
+    destKey: r.dest_key,
+    platform: r.platform,
+    ref: JSON.parse(r.ref) as unknown,
+    createdAt: Number(r.created_at),
+  }
+}
+
+const KEY = 'agent_id = $1 AND call_id = $2 AND dest_key = $3'
+
+/**
+ * The PostgreSQL store's `askbridge_posts`: one copy per call and destination, and the claim of
+ * the replica posting it (see Store.claimPost). The same rules as SQLite's (sqlite-posts.ts).
+ */
+export class PgPosts {
+  constructor(private readonly db: Queryable) {}
+
+  async add(post: PostRecord, claim?: PostClaim): Promise<boolean> {
+    const r = await this.db.query(
+      `INSERT INTO askbridge_posts (agent_id, call_id, dest_key, platform, ref, created_at, claim_owner, claim_until)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+      [
+        post.agentId,
+        post.callId,
+        post.destKey,
+        post.platform,
+        JSON.stringify(post.ref ?? null),
+        post.createdAt,
+        claim?.owner ?? null,
+        claim?.until ?? null,
+      ],
+    )
+    return r.rowCount === 1
+  }
+
+  /**
+   * Insert, else take over: each is one statement. Two replicas taking over at once both match
+   * the row, but the second re-reads it after the first commits (READ COMMITTED) and no longer
+   * matches, so one claimant wins.
+   */
+  async claim(
+    post: PostRecord,
+    claim: PostClaim,
+  ): Promise<{ createdAt: number; taken: boolean } | undefined> {
+    if (await this.add(post, claim)) return { createdAt: post.createdAt, taken: false }
+    const { rows } = await this.db.query<{ created_at: string }>(
+      `UPDATE askbridge_posts SET claim_owner = $4, claim_until = $5
+       WHERE ${KEY} AND ref = $6 AND (claim_until IS NULL OR claim_until < $7 OR claim_owner = $4)
+       RETURNING created_at`,
+      [
+        post.agentId,
+        post.callId,
+        post.destKey,
+        claim.owner,
+        claim.until,
+        JSON.stringify(post.ref ?? null),
+        claim.now,
+      ],
+    )
+    return rows[0] ? { createdAt: Number(rows[0].created_at), taken: true } : undefined
+  }
+
+  async renew(owner: string, until: number): Promise<void> {
+    await this.db.query(
+      'UPDATE askbridge_posts SET claim_until = $1 WHERE claim_owner = $2 AND claim_until IS NOT NULL',
+      [until, owner],
+    )
+  }
+
+  async release(key: CallKey, destKey: string, owner: string): Promise<void> {
+    await this.db.query(
+      `UPDATE askbridge_posts SET claim_owner = NULL, claim_until = NULL WHERE ${KEY} AND claim_owner = $4`,
+      [key.agentId, key.callId, destKey, owner],
+    )
+  }
+
+  async lapsed(now: number, limit: number): Promise<PostRecord[]> {
+    const { rows } = await this.db.query<PostRow>(
+      'SELECT * FROM askbridge_posts WHERE claim_until < $1 ORDER BY claim_until LIMIT $2',
+      [now, limit],
+    )
+    return rows.map(toPost)
+  }
+
+  async update(key: CallKey, destKey: string, ref: unknown): Promise<void> {
+    await this.db.query(
+      `UPDATE askbridge_posts SET ref = $4, claim_owner = NULL, claim_until = NULL WHERE ${KEY}`,
+      [key.agentId, key.callId, destKey, JSON.stringify(ref ?? null)],
+    )
+  }
+
+  async list(key: CallKey): Promise<PostRecord[]> {
+    const { rows } = await this.db.query<PostRow>(
+      'SELECT * FROM askbridge_posts WHERE agent_id = $1 AND call_id = $2 ORDER BY created_at, ord',
+      [key.agentId, key.callId],
+    )
+    return rows.map(toPost)
+  }
+}
