@@ -1,7 +1,7 @@
 /**
  * Outbound: post a card as one or more messages, update every message of a copy (growing or
  * shrinking it), take a half-posted card back down. All Web API writes go through the
- * per-channel queues (Retry-After, pacing).
+ * queues (queue.ts): posts in per-channel lanes, updates paced apart and superseded, Retry-After.
  *
  * Which copies exist and which reference is current is the answerer's (it stores the reference
  * `update` returns); this file keeps only what each message last showed, to skip no-op edits.
@@ -171,29 +171,31 @@ export class SlackOutbound {
    * message (the answerer stores it, so an update after a restart edits that message instead of
    * posting another); undefined keeps the old one.
    */
-  update(card: CardState, ref: unknown): Promise<SlackRef | undefined> {
-    if (!isSlackRef(ref) || ref.ts.length === 0)
-      return Promise.reject(new Error('not a Slack card reference'))
-    return this.#deps.queues.run(ref.channel, (call) => this.#applyUpdate(card, ref, call))
-  }
-
-  async #applyUpdate(card: CardState, ref: SlackRef, call: LaneCall): Promise<SlackRef | undefined> {
+  async update(card: CardState, ref: unknown): Promise<SlackRef | undefined> {
+    if (!isSlackRef(ref) || ref.ts.length === 0) throw new Error('not a Slack card reference')
+    const { channel } = ref
     const messages = cardToMessages(card, this.#renderOptions(ref.mention, ref.locale))
-    const all = [...ref.ts]
-    for (const [i, message] of messages.entries()) {
-      const ts = all[i]
-      if (ts === undefined) {
-        // The card grew (long answers in the result): add a message after the others.
-        all.push((await this.#postMessage(ref.channel, message, call)).ts)
-        continue
-      }
-      await this.#updateMessage(ref.channel, ts, message, call)
+    // Edits are paced apart from the channel's posts (queue.ts): an answered card's buttons go
+    // dead even while hundreds of new cards wait to be posted in the same channel.
+    const edits = ref.ts.map((ts, i) => this.#updateMessage(channel, ts, messages[i] ?? continuedAbove()))
+    // The card grew (long answers in the result): its new messages are posts, in the channel's lane.
+    const added: string[] = []
+    const grow = messages.slice(ref.ts.length)
+    const growing =
+      grow.length === 0
+        ? Promise.resolve()
+        : this.#deps.queues.run(channel, async (call) => {
+            for (const message of grow) added.push((await this.#postMessage(channel, message, call)).ts)
+          })
+    const results = await Promise.allSettled([growing, ...edits])
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+    const grown = added.length > 0 ? { ...ref, ts: [...ref.ts, ...added] } : undefined
+    if (failed) {
+      // Messages that did go out are part of the copy: hand them back rather than lose them.
+      if (!grown) throw failed.reason
+      this.#deps.logger.error('a card update partly failed', { channel, error: failed.reason })
     }
-    // The card shrank: leave a pointer instead of stale buttons.
-    for (const ts of all.slice(messages.length)) {
-      await this.#updateMessage(ref.channel, ts, continuedAbove(), call)
-    }
-    return all.length > ref.ts.length ? { ...ref, ts: all } : undefined
+    return grown
   }
 
   async #postMessage(
@@ -210,20 +212,27 @@ export class SlackOutbound {
     return { channel: where, ts: result.ts }
   }
 
-  async #updateMessage(channel: string, ts: string, message: SlackMessage, call: LaneCall): Promise<void> {
+  /**
+   * Show `message` in one message. Queued per message: a newer update replaces one still waiting,
+   * and what is already shown is not sent again (checked when its turn comes).
+   */
+  #updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void> {
+    const key = `${channel}:${ts}`
     const json = JSON.stringify(message)
-    if (this.#shown.get(`${channel}:${ts}`) === json) return
-    try {
-      await call('chat.update', () => this.#deps.client.chat.update({ channel, ts, ...message }))
-      this.#show(`${channel}:${ts}`, json)
-    } catch (error) {
-      // A message someone deleted cannot be updated; the other copies still can.
-      if (slackError(error) === 'message_not_found') {
-        this.#deps.logger.warn(`Slack message ${channel}/${ts} is gone; not updating it`)
-        return
+    return this.#deps.queues.update(key, 'chat.update', async () => {
+      if (this.#shown.get(key) === json) return
+      try {
+        await this.#deps.client.chat.update({ channel, ts, ...message })
+        this.#show(key, json)
+      } catch (error) {
+        // A message someone deleted cannot be updated; the other copies still can.
+        if (slackError(error) === 'message_not_found') {
+          this.#deps.logger.warn(`Slack message ${channel}/${ts} is gone; not updating it`)
+          return
+        }
+        throw error
       }
-      throw error
-    }
+    })
   }
 
   async #deleteAll(channel: string, ts: string[]): Promise<void> {

@@ -56,7 +56,7 @@ afterEach(async () => {
 
 async function start() {
   const c = manualClock(1_800_000_000_000)
-  const slack = await FakeSlack.start({ pingIntervalMs: 1000 })
+  const slack = await FakeSlack.start({ pingIntervalMs: 1000, rateLimits: false })
   cleanups.push(() => slack.close())
   slack.users.set(alice.id, { name: 'Alice', email: 'alice@example.com' })
   slack.users.set(bob.id, { name: 'Bob', email: 'Bob@Example.com' })
@@ -75,7 +75,7 @@ async function start() {
     botToken: slack.options.botToken,
     appToken: slack.options.appToken,
     apiUrl: slack.apiUrl,
-    rateLimit: { perChannelIntervalMs: 0 },
+    rateLimit: { perChannelIntervalMs: 0, pace: false },
     now: c.now,
   })
   const chat = new ChatAnswerer({

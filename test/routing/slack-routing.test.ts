@@ -36,7 +36,7 @@ afterEach(async () => {
 type Clock = ReturnType<typeof manualClock>
 
 async function fakeSlack(): Promise<FakeSlack> {
-  const fake = await FakeSlack.start({ pingIntervalMs: 1000 })
+  const fake = await FakeSlack.start({ pingIntervalMs: 1000, rateLimits: false })
   fake.usergroups.set('S0ONCALL', [ona.id, otto.id])
   fake.usergroups.set('S0SECONDARY', ['U0SECOND'])
   cleanups.push(() => fake.close())
@@ -53,7 +53,7 @@ async function startBridge(fake: FakeSlack, store: Store, c: Clock, options: { g
     botToken: fake.options.botToken,
     appToken: fake.options.appToken,
     apiUrl: fake.apiUrl,
-    rateLimit: { perChannelIntervalMs: 0 },
+    rateLimit: { perChannelIntervalMs: 0, pace: false },
     now: c.now,
   })
   const chat = new ChatAnswerer({

@@ -21,7 +21,7 @@ function adapter(f: FakeSlack): SlackAdapter {
     botToken: f.options.botToken,
     signingSecret: f.options.signingSecret,
     apiUrl: f.apiUrl,
-    rateLimit: { perChannelIntervalMs: 0 },
+    rateLimit: { perChannelIntervalMs: 0, pace: false },
   })
   adapters.push(a)
   return a
@@ -30,7 +30,7 @@ function adapter(f: FakeSlack): SlackAdapter {
 const posts = (f: FakeSlack) => f.calls.filter((c) => c.method === 'chat.postMessage' && c.ok).length
 
 it('an update that adds a message returns the grown reference; after a restart it is edited, not re-posted', async () => {
-  fake = await FakeSlack.start()
+  fake = await FakeSlack.start({ rateLimits: false })
   const before = adapter(fake)
   const card = newCard({ callId: 'grow', agentId: 'a', questions: [{ id: 'why', question: 'Why?' }], now: 0 })
   const ref = await before.post(card, { platform: 'slack', channel: 'C0GROW' })

@@ -97,14 +97,14 @@ export async function startSlackRig(
   mode: SlackMode,
   options: Partial<SlackAdapterOptions> & { fake?: FakeSlack } = {},
 ): Promise<SlackRig> {
-  const fake = options.fake ?? (await FakeSlackServer.start({ pingIntervalMs: 1000 }))
+  const fake = options.fake ?? (await FakeSlackServer.start({ pingIntervalMs: 1000, rateLimits: false }))
   const adapter = new SlackAdapter({
     botToken: fake.options.botToken,
     ...(mode === 'socket'
       ? { appToken: fake.options.appToken }
       : { signingSecret: fake.options.signingSecret }),
     apiUrl: fake.apiUrl,
-    rateLimit: { perChannelIntervalMs: 0 },
+    rateLimit: { perChannelIntervalMs: 0, pace: false },
     ...options,
   })
   let server: Server | undefined

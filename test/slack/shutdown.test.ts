@@ -12,7 +12,7 @@ afterEach(() => {
 describe('Slack queues and shutdown', () => {
   it('many calls queued on one lane print no MaxListenersExceededWarning', async () => {
     process.on('warning', onWarning)
-    const queues = new ChannelQueues({ perChannelIntervalMs: 0 })
+    const queues = new ChannelQueues({ perChannelIntervalMs: 0, pace: false })
     const done: number[] = []
     await Promise.all(
       Array.from({ length: 40 }, (_, i) =>

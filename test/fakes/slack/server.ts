@@ -5,12 +5,13 @@
  * (see ../shared/fixtures/slack). Every payload it receives is checked against the documented
  * limits and refused with Slack's real error (`invalid_blocks`, `msg_blocks_too_long`, …), so
  * renderer bugs fail tests. It can sign and send HTTP interactivity requests, and inject 429s
- * with Retry-After.
+ * with Retry-After. It enforces Slack's documented rate limits (limits.ts) unless told not to.
  */
 import { createHmac, randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type WebSocket, WebSocketServer } from 'ws'
+import { SlackLimits } from './limits.js'
 import { checkMessage, checkView, mentionsIn, type Problem } from './validate.js'
 
 type Json = Record<string, unknown>
@@ -28,6 +29,13 @@ export interface FakeSlackOptions {
   triggerTtlMs?: number
   /** How long Slack waits for an ack. @default 3000 */
   ackTimeoutMs?: number
+  /**
+   * Enforce Slack's documented rate limits (limits.ts): 429 with Retry-After past them. Turn off
+   * only in tests about something else whose adapter does not pace. @default true
+   */
+  rateLimits?: boolean
+  /** Run the rate limits' clock this many times faster (benchmarks). @default 1 */
+  limitSpeed?: number
 }
 
 export interface FakeUser {
@@ -87,6 +95,8 @@ const APP_ID = 'A0FAKEAPP'
 
 export class FakeSlack {
   readonly options: Required<FakeSlackOptions>
+  /** How many calls the documented rate limits refused with 429 (injected faults not counted). */
+  limited = 0
   readonly calls: ApiCall[] = []
   readonly messages = new Map<string, StoredMessage>()
   readonly ephemerals: Ephemeral[] = []
@@ -113,6 +123,7 @@ export class FakeSlack {
   #faults: { method: string; remaining: number; status: number; retryAfter?: number; error?: string }[] = []
   #delays = new Map<string, number>()
   #socketWaiters: (() => void)[] = []
+  #limits: SlackLimits | undefined
 
   private constructor(options: FakeSlackOptions) {
     this.options = {
@@ -122,7 +133,10 @@ export class FakeSlack {
       pingIntervalMs: options.pingIntervalMs ?? 5000,
       triggerTtlMs: options.triggerTtlMs ?? 3000,
       ackTimeoutMs: options.ackTimeoutMs ?? 3000,
+      rateLimits: options.rateLimits ?? true,
+      limitSpeed: options.limitSpeed ?? 1,
     }
+    this.#limits = this.options.rateLimits ? new SlackLimits({ speed: this.options.limitSpeed }) : undefined
     this.#server = createServer((req, res) => {
       this.#route(req, res).catch((error: unknown) => {
         res.writeHead(500).end(String(error))
@@ -591,6 +605,11 @@ export class FakeSlack {
     const wantToken = method === 'apps.connections.open' ? this.options.appToken : this.options.botToken
     if (!token) return reply({ ok: false, error: 'not_authed' })
     if (token !== wantToken) return reply({ ok: false, error: 'invalid_auth' })
+    const retryAfter = this.#limits?.check(method, args)
+    if (retryAfter !== undefined) {
+      this.limited++
+      return reply({ ok: false, error: 'ratelimited' }, 429, { 'retry-after': String(retryAfter) })
+    }
 
     const problem = (p: Problem) =>
       reply({
