@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/browser/**/*.test.ts'],
+    globalSetup: ['test/browser/build.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

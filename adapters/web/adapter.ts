@@ -15,8 +15,18 @@ import { openSse, type SseStream } from '../../src/server/sse.js'
 import { callKeyString } from '../../src/store/fold.js'
 import type { CallKey, Store } from '../../src/store/types.js'
 import { actionRequestSchema, holdRequestSchema, withCardLabels } from './actions.js'
+import { serveClientFile } from './assets.js'
+import type {
+  WebActionReply,
+  WebCardList,
+  WebCardView,
+  WebFyi,
+  WebFyiList,
+  WebMe,
+  WebNotice,
+} from './client/types.js'
 import { INBOX_CSP, inboxPage } from './page.js'
-import { cardToWebView, type WebCardView } from './view.js'
+import { cardToWebView } from './view.js'
 
 /** Options of {@link WebAdapter}. */
 export interface WebAdapterOptions {
@@ -66,7 +76,7 @@ export class WebAdapter implements ChatAdapter {
   private readonly seen = new Map<string, { state: CardState; version: number }>()
   private readonly routes = new Router()
   /** Notices without buttons, newest first (the last `recentLimit`, since this bridge started). */
-  private readonly notices: Notice[] = []
+  private readonly notices: WebFyi[] = []
   /** Who is signed in, per request being served (inbox sign-in). */
   private readonly signedIn = new WeakMap<IncomingMessage, SignedInUser>()
   private stopped = false
@@ -83,9 +93,12 @@ export class WebAdapter implements ChatAdapter {
         res.writeHead(302, { location: '/inbox' }).end()
       })
       .add('GET', '/inbox', ({ res }) => this.page(res))
+      .add('GET', '/inbox/client/:file', ({ res, params }) => serveClientFile(res, params.file ?? ''))
       .add('GET', '/inbox/api/cards', ({ res }) => this.listCards(res))
       .add('GET', '/inbox/api/me', ({ req, res }) => this.me(req, res))
-      .add('GET', '/inbox/api/notices', ({ res }) => send(res, 200, { notices: this.notices }))
+      .add('GET', '/inbox/api/notices', ({ res }) =>
+        send(res, 200, { notices: this.notices } satisfies WebFyiList),
+      )
       .add('GET', '/inbox/api/events', ({ req, res }) => this.events(req, res))
       .add('POST', '/inbox/api/cards/:callId/actions', ({ req, res, params, url }) =>
         this.action(req, res, params.callId ?? '', url.searchParams.get('agentId') ?? undefined),
@@ -132,11 +145,12 @@ export class WebAdapter implements ChatAdapter {
 
   async notify(person: Person, text: string, ref?: unknown): Promise<void> {
     const { callId, agentId } = (ref ?? {}) as Partial<WebRef>
-    this.broadcast('notice', {
+    const notice: WebNotice = {
       userId: person.userId,
       text,
       ...(callId ? { callId, agentId: agentId ?? 'default' } : {}),
-    })
+    }
+    this.broadcast('notice', notice)
   }
 
   /**
@@ -195,18 +209,15 @@ export class WebAdapter implements ChatAdapter {
   /** Who the page answers as: the signed-in person (with the session's CSRF token), or nobody. */
   private me(req: IncomingMessage, res: ServerResponse): void {
     const user = this.signedIn.get(req)
-    send(
-      res,
-      200,
-      user
-        ? { signedIn: true, userId: user.email, name: user.name, email: user.email, csrf: user.csrf }
-        : { signedIn: false },
-      { 'cache-control': 'no-store' },
-    )
+    const me: WebMe = user
+      ? { signedIn: true, userId: user.email, name: user.name, email: user.email, csrf: user.csrf }
+      : { signedIn: false }
+    send(res, 200, me, { 'cache-control': 'no-store' })
   }
 
   private async listCards(res: ServerResponse): Promise<void> {
-    send(res, 200, { cards: await this.visibleCards() })
+    const list: WebCardList = { cards: await this.visibleCards() }
+    send(res, 200, list)
   }
 
   /** Live cards posted to the inbox, plus the most recently finished ones. */
@@ -334,11 +345,12 @@ export class WebAdapter implements ChatAdapter {
     })
     const stored = this.store ? await this.store.getCard<CardState>(key) : undefined
     const card = stored?.state ?? outcome.card ?? exists.state
-    send(res, 200, {
+    const reply: WebActionReply = {
       ok: outcome.ok,
       ...(outcome.message ? { message: outcome.message } : {}),
       card: cardToWebView(card, stored?.version),
-    })
+    }
+    send(res, 200, reply)
   }
 
   // ---- pushing changes ----

@@ -1,5 +1,6 @@
 export { cardActionSchema } from './actions.js'
 export { WebAdapter, type WebAdapterOptions, type WebRef } from './adapter.js'
+export type { WebCardView, WebQuestionView } from './client/types.js'
 export { escapeHtml, markdownToHtml } from './markdown.js'
 export { INBOX_CSP, inboxPage } from './page.js'
-export { cardToWebView, type WebCardView, type WebQuestionView } from './view.js'
+export { cardToWebView } from './view.js'

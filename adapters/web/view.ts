@@ -1,74 +1,11 @@
 import { displayName } from '../../src/card/apply.js'
-import type { Control, FormKind, Tone } from '../../src/card/controls.js'
+import type { Control } from '../../src/card/controls.js'
 import { statusText } from '../../src/card/status.js'
 import { cleanDeep } from '../../src/card/text.js'
 import type { CardState, Person } from '../../src/card/types.js'
-import { type CardView, cardView } from '../../src/card/view.js'
-import type { AskUserQuestionAnswerItem } from '../../src/protocol/types.js'
+import { cardView } from '../../src/card/view.js'
+import type { WebCardView, WebControl, WebQuestionView } from './client/types.js'
 import { markdownToHtml } from './markdown.js'
-
-/**
- * One control as the page shows it: the card view's control with its reference spelled out. The
- * page turns each into a widget and each use into the card action named by `verb`; it decides no
- * card rule itself.
- */
-export type WebControl =
-  | { kind: 'button'; verb: string; q?: number; label: string; tone: Tone }
-  | {
-      kind: 'form'
-      verb: string
-      q?: number
-      label: string
-      tone: Tone
-      form: FormKind
-    }
-  | {
-      kind: 'options'
-      q: number
-      mode: 'one' | 'any'
-      options: Array<{ index: number; label: string; description?: string; chosen: boolean }>
-    }
-
-/** One question as the inbox page shows it. Text fields are plain text (the page sets textContent); `*Html` fields are safe HTML. */
-export interface WebQuestionView {
-  id: string
-  question: string
-  header?: string
-  detailHtml?: string
-  subject?: string
-  /** What a person can use on this question, in order (empty once the card is finished). */
-  controls: WebControl[]
-  /** Shared draft or final answer, as one line of plain text. */
-  note?: string
-  /** The final answer's parts (labels, then the quoted free text); empty: skipped. */
-  answer?: string[]
-}
-
-/** A card as the inbox page shows it: plain data, no functions. */
-export interface WebCardView {
-  callId: string
-  agentId: string
-  kind: CardState['kind']
-  status: CardState['status']
-  live: boolean
-  createdAt: number
-  deadline?: number
-  questions: WebQuestionView[]
-  /** Card-wide controls (Submit, Take my time). */
-  footer: WebControl[]
-  /** Status lines as plain text (times in UTC), with their kind (see StatusLine in src/card/status.ts). */
-  statusLines: Array<{ kind: string; text: string }>
-  /** Who is on call and where that came from (PagerDuty, last known, fallback). */
-  oncall?: string
-  /** A finished card: answered/approved (`ok`), rejected or declined (`bad`), or closed (`neutral`). */
-  tone?: CardView['tone']
-  /** Distinct approvers an approval needs. */
-  quorum: number
-  holders: Array<{ userId: string; name: string }>
-  result?: AskUserQuestionAnswerItem[]
-  answeredAt?: number
-  version?: number
-}
 
 const names = (people: readonly Person[]) => people.map((p) => displayName(p)).join(', ')
 const FORMAT = {

@@ -360,5 +360,6 @@ function routeLabel(_method: string, path: string): string {
     .replace(/^\/v1\/agents\/[^/]+\/replies\/[^/]+/, '/v1/agents/:agentId/replies/:callId')
     .replace(/^\/v1\/agents\/[^/]+\/replies/, '/v1/agents/:agentId/replies')
     .replace(/^\/inbox\/api\/cards\/[^/]+\/actions$/, '/inbox/api/cards/:callId/actions')
+    .replace(/^\/inbox\/client\/.*/, '/inbox/client/:file')
     .slice(0, 80)
 }

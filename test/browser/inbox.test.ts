@@ -380,3 +380,34 @@ test('a plan from the corpus renders in the inbox with its numbering, nesting, t
   await c.locator('button[data-act="approve"]').click()
   expect((await asking).body.answers).toEqual([{ id: 'plan', selected: ['Approve'] }])
 })
+
+test('with an API token, the ?token= link opens the page and its script loads with the cookie', async () => {
+  const token = 'browser-test-token-not-secret'
+  const guarded = await startBridge({ ASKBRIDGE_API_TOKEN: token })
+  const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } })
+  const bad: string[] = []
+  tab.on('response', (r) => {
+    if (r.status() >= 400) bad.push(`${r.status()} ${r.url()}`)
+  })
+  try {
+    await tab.goto(`${guarded.url}/inbox?token=${token}`)
+    // The token left the address bar; the module script ran and follows live changes.
+    expect(new URL(tab.url()).search).toBe('')
+    await tab.locator('#live.live').waitFor()
+    await tab.fill('#me', 'Ada Lovelace')
+    const asking = request(
+      guarded.url,
+      'POST',
+      '/v1/ask',
+      { callId: 'tok-1', questions: [{ id: 'go', question: 'Go?', options: [{ label: 'Yes' }] }] },
+      { authorization: `Bearer ${token}` },
+    )
+    const c = tab.locator('article[data-call-id="tok-1"]')
+    await c.locator('button[data-option="Yes"]').click()
+    expect((await asking).body.answers).toEqual([{ id: 'go', selected: ['Yes'] }])
+    expect(bad).toEqual([])
+  } finally {
+    await tab.close()
+    await guarded.close()
+  }
+})

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebAdapter } from '../../adapters/web/adapter.js'
-import type { WebCardView } from '../../adapters/web/view.js'
+import type { WebCardView } from '../../adapters/web/client/types.js'
 import type { CardAction } from '../../src/card/types.js'
 import {
   type ComponentTarget,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildAdapters } from '../../adapters/compose.js'
-import type { WebCardView } from '../../adapters/web/view.js'
+import type { WebCardView } from '../../adapters/web/client/types.js'
 import { parseConfig } from '../../src/config/env.js'
 import type {
   AskUserQuestionAnswerItem,

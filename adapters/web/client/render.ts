@@ -1,0 +1,346 @@
+/**
+ * The inbox page's drawing: every card from its view, each control the view offers as a widget.
+ * Every piece of agent text is set with textContent; only the server's escaped markdown
+ * (`detailHtml`) goes in as HTML.
+ */
+import { act } from './actions.js'
+import { ago, fmt, h } from './dom.js'
+import { iHold } from './session.js'
+import { cards, changed, fyis, inputKey, inputs, keyOf, notices } from './store.js'
+import type { WebCardView, WebControl, WebQuestionView } from './types.js'
+
+function textBox(cardKey: string, qid: string, what: string, placeholder: string, multiline: boolean) {
+  const key = inputKey(cardKey, qid, what)
+  const el = multiline ? h('textarea') : h('input', { type: 'text' })
+  el.placeholder = placeholder
+  el.setAttribute('data-key', key)
+  el.setAttribute('aria-label', placeholder)
+  el.addEventListener('input', () => {
+    inputs[key] = el.value
+  })
+  el.value = inputs[key] || ''
+  return el
+}
+
+function detailBox(q: WebQuestionView): HTMLDivElement {
+  const d = h('div', { className: 'detail' })
+  d.innerHTML = q.detailHtml ?? '' // escaped and rendered on the server
+  return d
+}
+
+function headOf(q: WebQuestionView, box: HTMLElement): void {
+  if (q.header) box.appendChild(h('div', { className: 'q-header', text: q.header }))
+  if (q.subject)
+    box.appendChild(h('div', { className: 'subject' }, 'Requested for ', h('b', { text: q.subject })))
+  box.appendChild(h('p', { className: 'q-text', text: q.question }))
+}
+
+/** A live question: its text, then each control the card view offers, as a widget. */
+function renderQuestion(card: WebCardView, q: WebQuestionView): HTMLElement {
+  const box = h('div', { className: 'q', 'data-question': q.id })
+  const key = keyOf(card)
+  headOf(q, box)
+  if (q.detailHtml) box.appendChild(detailBox(q))
+  const buttons = h('div', { className: 'actions' })
+  let row: HTMLElement | null = null
+  const control = (c: WebControl) => {
+    if (c.kind === 'options') {
+      const opts = h('div', { className: 'options', role: c.mode === 'any' ? 'group' : 'radiogroup' })
+      for (const o of c.options) {
+        opts.appendChild(
+          h(
+            'button',
+            {
+              className: `opt${c.mode === 'any' ? ' multi' : ''}${o.chosen ? ' chosen' : ''}`,
+              'aria-pressed': o.chosen ? 'true' : 'false',
+              'data-option': o.label,
+              onclick: () =>
+                void act(card, {
+                  type: c.mode === 'any' ? 'toggle' : 'choose',
+                  questionId: q.id,
+                  label: o.label,
+                }),
+            },
+            o.label,
+            o.description ? h('span', { className: 'desc', text: o.description }) : null,
+          ),
+        )
+      }
+      box.appendChild(opts)
+    } else if (c.kind === 'form' && c.form === 'other') {
+      const freeText = !q.controls.some((x) => x.kind === 'options')
+      const otherKey = inputKey(key, q.id, 'other')
+      const other = textBox(key, q.id, 'other', freeText ? 'Your answer' : c.label, false)
+      const send = () => {
+        const text = (inputs[otherKey] || '').trim()
+        if (!text) {
+          notices[key] = { kind: 'bad', text: 'Please type an answer first.' }
+          changed()
+          return
+        }
+        void act(card, { type: 'other', questionId: q.id, text }).then((ok) => {
+          if (ok) inputs[otherKey] = ''
+        })
+      }
+      other.addEventListener('keydown', (e) => {
+        if ((e as KeyboardEvent).key === 'Enter') {
+          e.preventDefault()
+          send()
+        }
+      })
+      row = h(
+        'div',
+        { className: 'other' },
+        other,
+        h('button', { onclick: send, 'data-send': q.id }, freeText ? 'Send' : 'Use my answer'),
+      )
+      box.appendChild(row)
+    } else if (c.kind === 'form' && (c.form === 'approve' || c.form === 'reject')) {
+      // The inbox's form for a reason is one text box; Approve and Reject send what it holds.
+      if (!box.querySelector('.reason-box')) {
+        const placeholder = 'Reason (optional): kept with your decision and sent to the agent'
+        box.appendChild(h('div', { className: 'reason-box' }, textBox(key, '', 'reason', placeholder, true)))
+      }
+    } else if (c.kind === 'form' && c.form === 'decline') {
+      const placeholder = 'What should change? (optional)'
+      box.appendChild(h('div', { className: 'decline-box' }, textBox(key, '', 'feedback', placeholder, true)))
+      const decline = () => {
+        const text = (inputs[inputKey(key, '', 'feedback')] || '').trim()
+        void act(card, text ? { type: 'decline', feedback: text } : { type: 'decline' })
+      }
+      buttons.appendChild(
+        h('button', { className: 'reject', 'data-act': 'decline', onclick: decline }, c.label),
+      )
+    } else if (c.kind === 'button' && c.verb === 'skip') {
+      const skip = h(
+        'button',
+        {
+          className: 'link',
+          'data-skip': q.id,
+          onclick: () => void act(card, { type: 'skip', questionId: q.id }),
+        },
+        c.label,
+      )
+      if (row) row.appendChild(skip)
+      else box.appendChild(skip)
+    } else if (c.kind === 'button') {
+      const cls = c.tone === 'primary' ? 'approve' : c.tone === 'danger' ? 'reject' : ''
+      const use = () => {
+        const reason =
+          (c.verb === 'approve' || c.verb === 'reject') && card.kind === 'approval'
+            ? (inputs[inputKey(key, '', 'reason')] || '').trim()
+            : ''
+        void act(card, reason ? { type: c.verb, reason } : { type: c.verb })
+      }
+      buttons.appendChild(h('button', { className: cls, 'data-act': c.verb, onclick: use }, c.label))
+    }
+  }
+  q.controls.forEach(control)
+  if (buttons.childNodes.length) box.appendChild(buttons)
+  if (q.note) box.appendChild(h('div', { className: 'draft-note', text: q.note }))
+  return box
+}
+
+/** A finished card: each question with its answer; details fold away. */
+function renderSettled(card: WebCardView): HTMLElement {
+  const wrap = h('div', { className: 'results' })
+  for (const q of card.questions) {
+    const box = h('div', { className: 'q', 'data-question': q.id })
+    headOf(q, box)
+    const parts = q.answer
+    if (parts) {
+      const line = h('div', { className: 'result' })
+      if (parts.length === 0) line.appendChild(h('span', { className: 'skipped', text: 'skipped' }))
+      else {
+        const cls = `answer${card.tone === 'bad' ? ' declined' : ''}`
+        line.appendChild(h('span', { className: cls, text: parts.join(', ') }))
+      }
+      box.appendChild(line)
+    }
+    if (q.detailHtml) box.appendChild(h('details', {}, h('summary', { text: 'Details' }), detailBox(q)))
+    wrap.appendChild(box)
+  }
+  return wrap
+}
+
+/** The status badge: a rejected approval or a declined plan is red, not a green "answered". */
+function statusBadge(card: WebCardView): HTMLElement {
+  if (card.status === 'answered' && card.tone === 'bad') {
+    const word = card.kind === 'plan-review' ? 'declined' : 'rejected'
+    return h('span', { className: 'badge status-declined', 'data-badge': word, text: word })
+  }
+  return h('span', { className: `badge status-${card.status}`, 'data-badge': card.status, text: card.status })
+}
+
+/** Status lines the page shows as text (the countdown shows the deadline and who holds it). */
+function statusText(card: WebCardView): string {
+  return card.statusLines
+    .filter((l) => l.kind !== 'deadline' && l.kind !== 'holding')
+    .map((l) => l.text)
+    .join(' · ')
+}
+
+function kindWord(card: WebCardView): string {
+  if (card.kind === 'approval') return 'approval'
+  if (card.kind === 'plan-review') return 'plan review'
+  return card.questions.length > 1 ? `${card.questions.length} questions` : 'question'
+}
+
+function renderCard(card: WebCardView): HTMLElement {
+  const open = card.live
+  const el = h('article', {
+    className: `card${open ? '' : ' settled'}`,
+    'data-call-id': card.callId,
+    'data-status': card.status,
+  })
+  const head = h(
+    'div',
+    { className: 'card-head' },
+    h('span', { className: `badge ${card.kind}`, text: kindWord(card) }),
+    statusBadge(card),
+    h('span', { text: `from ${card.agentId} · ${ago(card.createdAt)}` }),
+    h('span', { className: 'grow' }),
+  )
+  const holding = iHold(card)
+  const holdable = card.footer.some((c) => c.kind !== 'options' && c.verb === 'hold')
+  if (holdable) {
+    if (card.holders.length > 0) {
+      const names = card.holders.map((p) => p.name).join(', ')
+      head.appendChild(h('span', { className: 'countdown', text: `held by ${names}` }))
+    } else {
+      const deadline = card.deadline ?? Date.now()
+      head.appendChild(
+        h('span', {
+          className: 'countdown',
+          'data-deadline': deadline,
+          text: `${fmt(deadline - Date.now())} left`,
+        }),
+      )
+    }
+    head.appendChild(
+      h(
+        'button',
+        {
+          className: 'link',
+          'data-hold': card.callId,
+          onclick: () => void act(card, { type: holding ? 'release' : 'hold' }),
+        },
+        holding ? 'Resume the timer' : 'Take my time',
+      ),
+    )
+  }
+  el.appendChild(head)
+  const body = h('div', { className: 'card-body' })
+  if (card.oncall && open) body.appendChild(h('div', { className: 'draft-note', text: card.oncall }))
+  if (!open) body.appendChild(renderSettled(card))
+  else for (const q of card.questions) body.appendChild(renderQuestion(card, q))
+  const st = statusText(card)
+  if (st) {
+    const cls = card.status === 'continued' ? 'continued-note' : open ? 'quorum' : 'draft-note'
+    body.appendChild(h('div', { className: cls, text: st }))
+  }
+  if (open) body.appendChild(renderFooter(card))
+  const n = notices[keyOf(card)]
+  if (n)
+    body.appendChild(
+      h('div', { className: `notice ${n.kind}`, role: n.kind === 'bad' ? 'alert' : 'status', text: n.text }),
+    )
+  el.appendChild(body)
+  return el
+}
+
+/** Card-wide controls after every question (Submit; Take my time sits by the countdown). */
+function renderFooter(card: WebCardView): HTMLElement {
+  const row = h('div', { className: 'actions' })
+  for (const c of card.footer) {
+    if (c.kind === 'options' || c.verb === 'hold') continue
+    row.appendChild(h('span', { className: 'grow' }))
+    row.appendChild(
+      h(
+        'button',
+        {
+          className: c.tone === 'primary' ? 'primary' : '',
+          'data-act': c.verb,
+          onclick: () => void act(card, { type: c.verb }),
+        },
+        c.label,
+      ),
+    )
+  }
+  return row
+}
+
+function section(title: string, list: WebCardView[], emptyEl?: HTMLElement): DocumentFragment {
+  const frag = document.createDocumentFragment()
+  frag.appendChild(h('h2', { className: 'section', text: title + (list.length ? ` (${list.length})` : '') }))
+  if (list.length === 0 && emptyEl) frag.appendChild(emptyEl)
+  for (const c of list) frag.appendChild(renderCard(c))
+  return frag
+}
+
+/** Notices without buttons (a Claude Code session is waiting or finished): text only, newest first. */
+function noticeSection(): DocumentFragment {
+  const frag = document.createDocumentFragment()
+  frag.appendChild(h('h2', { className: 'section', text: `Notices (${fyis.length})` }))
+  for (const n of fyis) {
+    frag.appendChild(
+      h(
+        'article',
+        { className: 'card fyi', 'data-notice': n.id },
+        h(
+          'div',
+          { className: 'card-head' },
+          h('span', { className: 'badge', text: 'FYI' }),
+          h('span', { text: n.agentId }),
+          h('span', { className: 'grow' }),
+          h('span', { text: ago(n.at) }),
+        ),
+        h(
+          'div',
+          { className: 'card-body' },
+          h('p', { className: 'q-text', text: n.title }),
+          n.text ? h('div', { className: 'detail fyi-text', text: n.text }) : '',
+        ),
+      ),
+    )
+  }
+  return frag
+}
+
+/** Draw every card: the waiting ones first (oldest first), then the settled ones (newest first). */
+export function renderAll(): void {
+  // Keep focus and caret in a text box across re-renders.
+  const active = document.activeElement
+  const key = active?.getAttribute('data-key')
+  const field = active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement ? active : null
+  const sel = key && field ? [field.selectionStart, field.selectionEnd] : null
+  const all = Array.from(cards.values())
+  const open = all.filter((c) => c.live).sort((a, b) => a.createdAt - b.createdAt)
+  const done = all
+    .filter((c) => !c.live)
+    .sort((a, b) => (b.answeredAt || b.createdAt) - (a.answeredAt || a.createdAt))
+  const main = document.getElementById('cards')
+  if (!main) return
+  main.textContent = ''
+  const empty = h(
+    'div',
+    { className: 'empty' },
+    'No questions are waiting. Ask one from a terminal: ',
+    h('code', { text: 'askbridge ask --question "Ship it?" --option Yes --option No' }),
+  )
+  main.appendChild(section('Waiting for an answer', open, empty))
+  if (fyis.length) main.appendChild(noticeSection())
+  if (done.length) main.appendChild(section('Settled', done.slice(0, 30)))
+  document.title = `${open.length ? `(${open.length}) ` : ''}askbridge inbox`
+  if (key) {
+    const again = main.querySelector<HTMLInputElement | HTMLTextAreaElement>(
+      `[data-key="${CSS.escape(key)}"]`,
+    )
+    if (again) {
+      again.focus()
+      try {
+        again.setSelectionRange(sel?.[0] ?? null, sel?.[1] ?? null)
+      } catch {}
+    }
+  }
+}

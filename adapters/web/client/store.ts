@@ -1,0 +1,64 @@
+/** What the page knows: the cards it shows, per-card notices and what is typed in text boxes. */
+import type { WebCardView, WebFyi } from './types.js'
+
+export interface Notice {
+  kind: 'bad' | 'info'
+  text: string
+}
+
+/** Cards by {@link keyOf}. */
+export let cards = new Map<string, WebCardView>()
+/** The latest notice per card (by {@link keyOf}); cleared by the next action. */
+export const notices: Record<string, Notice | undefined> = {}
+/** Text typed into boxes, by {@link inputKey}, so a re-render keeps it. */
+export const inputs: Record<string, string | undefined> = {}
+
+/** Notices without buttons, newest first (at most 30, like the server keeps). */
+export let fyis: WebFyi[] = []
+
+let render: () => void = () => {}
+
+/** The function that redraws the page after a change (render.ts). */
+export function onChange(redraw: () => void): void {
+  render = redraw
+}
+
+/** Something the page shows changed: redraw. */
+export function changed(): void {
+  render()
+}
+
+/** callIds are unique per agent only: a card is known by both. */
+export function keyOf(card: { agentId: string; callId: string }): string {
+  return `${card.agentId}\u0000${card.callId}`
+}
+
+export function inputKey(cardKey: string, questionId: string, what: string): string {
+  return `${cardKey}\u0000${questionId}\u0000${what}`
+}
+
+/** Take a card view, unless it is older than the one shown (an out-of-order update). */
+export function upsert(view: WebCardView): void {
+  const cur = cards.get(keyOf(view))
+  if (cur && cur.version !== undefined && view.version !== undefined && view.version < cur.version) return
+  cards.set(keyOf(view), view)
+  changed()
+}
+
+/** Replace every card with a fresh list from the server. */
+export function replaceAll(list: WebCardView[]): void {
+  cards = new Map(list.map((c) => [keyOf(c), c]))
+  changed()
+}
+
+/** The server's notices without buttons, as listed. */
+export function setFyis(list: WebFyi[]): void {
+  fyis = list
+  changed()
+}
+
+/** One new notice without buttons (pushed live): first in the list. */
+export function addFyi(notice: WebFyi): void {
+  fyis = [notice, ...fyis.filter((x) => x.id !== notice.id)].slice(0, 30)
+  changed()
+}
