@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { MIGRATION_PLAN, NESTED_PLAN } from '../fixtures/plans.js'
+import { fixture, httpHook } from '../helpers/claude-code.js'
 import { request, startBridge, type TestBridge, until } from '../server/helpers.js'
 
 // Screenshots kept as test artifacts for a human to look at (test-results/ is gitignored).
@@ -409,5 +411,42 @@ test('with an API token, the ?token= link opens the page and its script loads wi
   } finally {
     await tab.close()
     await guarded.close()
+  }
+})
+
+test('a notice without buttons (Claude Code waiting) shows live as text, and again after a reload', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'askbridge-fyi-browser-'))
+  const routes = join(dir, 'routes.json')
+  writeFileSync(
+    routes,
+    JSON.stringify({
+      routes: [
+        {
+          name: 'watched',
+          match: { agentId: 'claude-code:abc123' },
+          destinations: [{ platform: 'web' }],
+          notices: ['Notification'],
+        },
+      ],
+    }),
+  )
+  const watched = await startBridge({ ASKBRIDGE_ROUTES: routes })
+  const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } })
+  try {
+    await tab.goto(`${watched.url}/inbox`)
+    await tab.locator('#live.live').waitFor()
+    expect(await httpHook(watched.url, fixture('notification'))).toEqual({ status: 200, body: {} })
+    const fyi = tab.locator('article.fyi')
+    await fyi.waitFor()
+    expect(await fyi.locator('.q-text').textContent()).toBe('Permission needed')
+    expect(await fyi.locator('.fyi-text').textContent()).toBe('Claude needs your permission to use Bash')
+    expect(await tab.locator('h2.section', { hasText: 'Notices (1)' }).count()).toBe(1)
+    await tab.reload()
+    await tab.locator('article.fyi').waitFor()
+    expect(await tab.locator('article.fyi').count()).toBe(1)
+  } finally {
+    await tab.close()
+    await watched.close()
+    rmSync(dir, { recursive: true, force: true })
   }
 })
