@@ -26,6 +26,7 @@ import type {
   WebNotice,
 } from './client/types.js'
 import { INBOX_CSP, inboxPage } from './page.js'
+import { TOOL_PAGE_CSP, toolInputPage } from './tool-page.js'
 import { cardToWebView } from './view.js'
 
 /** Options of {@link WebAdapter}. */
@@ -36,7 +37,7 @@ export interface WebAdapterOptions {
    * Where cards and posts live (the bridge's store): the inbox then lists every card posted to
    * it, also after a restart. Without a store it shows the cards it was given since it started.
    */
-  store?: Pick<Store, 'getCard' | 'listCards' | 'listPosts' | 'findCards'>
+  store?: Pick<Store, 'getCard' | 'listCards' | 'listPosts' | 'findCards' | 'listAudit'>
   /** How many finished cards the inbox keeps showing. @default 30 */
   recentLimit?: number
   /** SSE heartbeat interval. @default 15000 */
@@ -99,6 +100,7 @@ export class WebAdapter implements ChatAdapter {
       .add('GET', '/inbox/api/notices', ({ res }) =>
         send(res, 200, { notices: this.notices } satisfies WebFyiList),
       )
+      .add('GET', '/inbox/tool/:callId', ({ res, params }) => this.toolInput(res, params.callId ?? ''))
       .add('GET', '/inbox/api/events', ({ req, res }) => this.events(req, res))
       .add('POST', '/inbox/api/cards/:callId/actions', ({ req, res, params, url }) =>
         this.action(req, res, params.callId ?? '', url.searchParams.get('agentId') ?? undefined),
@@ -194,16 +196,14 @@ export class WebAdapter implements ChatAdapter {
   // ---- routes ----
 
   private page(res: ServerResponse): void {
-    const html = inboxPage()
-    res.writeHead(200, {
-      'content-type': 'text/html; charset=utf-8',
-      'content-length': Buffer.byteLength(html),
-      'content-security-policy': INBOX_CSP,
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
-      'cache-control': 'no-store',
-    })
-    res.end(html)
+    sendPage(res, 200, inboxPage(), INBOX_CSP)
+  }
+
+  /** The whole tool input of a hook call (cards link here when they cut it short). */
+  private async toolInput(res: ServerResponse, callId: string): Promise<void> {
+    const audit = this.store ? await this.store.listAudit({ callId }) : []
+    const { status, html } = toolInputPage(callId, audit)
+    sendPage(res, status, html, TOOL_PAGE_CSP)
   }
 
   /** Who the page answers as: the signed-in person (with the session's CSRF token), or nobody. */
@@ -365,6 +365,19 @@ export class WebAdapter implements ChatAdapter {
   private broadcast(event: string, data: unknown): void {
     for (const c of this.clients) c.send(event, data)
   }
+}
+
+/** An inbox page: HTML under its own Content-Security-Policy, never cached, never sniffed. */
+function sendPage(res: ServerResponse, status: number, html: string, csp: string): void {
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(html),
+    'content-security-policy': csp,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+  })
+  res.end(html)
 }
 
 /** Who acts in the inbox: the name the page sends, or the one local user. */

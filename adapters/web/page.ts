@@ -1,19 +1,26 @@
 import { CLIENT_ENTRY } from './assets.js'
 import { INBOX_CSS } from './page-style.js'
 
-/** The whole inbox: one page with inline CSS and its own module script (adapters/web/client). */
-export function inboxPage(): string {
+/**
+ * The start of an inbox page up to `<body>`: `title` is text (escaped by the caller), `css`
+ * inline, `extra` more of the head (the inbox's script).
+ */
+export function pageHead(title: string, css: string, extra = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>askbridge inbox</title>
+<title>${title}</title>
 <link rel="icon" href="data:,">
-<style>${INBOX_CSS}</style>
-<script type="module" src="${CLIENT_ENTRY}"></script>
-</head>
+<style>${css}</style>${extra}
+</head>`
+}
+
+/** The whole inbox: one page with inline CSS and its own module script (adapters/web/client). */
+export function inboxPage(): string {
+  return `${pageHead('askbridge inbox', INBOX_CSS, `\n<script type="module" src="${CLIENT_ENTRY}"></script>`)}
 <body>
 <header class="top">
   <div class="brand"><span id="live" class="dot" title="connecting"></span> askbridge inbox</div>

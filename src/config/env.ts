@@ -87,6 +87,10 @@ export const envSchema = z.object({
   }),
   ASKBRIDGE_ROUTES: optionalText,
   ASKBRIDGE_URL: url('the bridge').transform((v) => v ?? 'http://127.0.0.1:8787'),
+  /** Where people reach this bridge (links from Slack and Discord into the inbox); no trailing slash. */
+  ASKBRIDGE_PUBLIC_URL: url('links into the inbox (https://askbridge.example.com)').transform((v) =>
+    v?.replace(/\/+$/, ''),
+  ),
   ASKBRIDGE_MCP_TIMEOUT: seconds(50),
   /** Hook requests that name no timeout answer "no decision" before this (milliseconds after parsing). */
   ASKBRIDGE_HOOK_TIMEOUT: optionalText.transform((v, ctx) => {
@@ -219,4 +223,17 @@ export function secretsOf(config: Config): string[] {
     config.PAGERDUTY_API_TOKEN,
     config.ASKBRIDGE_OIDC_CLIENT_SECRET,
   ].filter((v): v is string => typeof v === 'string' && v.length > 0)
+}
+
+/**
+ * Where people reach the bridge, for links from Slack and Discord into the inbox:
+ * ASKBRIDGE_PUBLIC_URL, else what precedes `/inbox/callback` in ASKBRIDGE_OIDC_REDIRECT_URI (the
+ * address the sign-in provider sends people back to), else unknown (the listen address is often
+ * loopback, which a link in a chat message cannot reach).
+ */
+export function publicUrlOf(config: Config): string | undefined {
+  if (config.ASKBRIDGE_PUBLIC_URL) return config.ASKBRIDGE_PUBLIC_URL
+  const redirect = config.ASKBRIDGE_OIDC_REDIRECT_URI
+  const m = redirect ? /^(https?:\/\/.+?)\/inbox\/callback\/?$/.exec(redirect) : null
+  return m?.[1]
 }

@@ -15,7 +15,7 @@ import {
   hookInputSchema,
   type PermissionUpdate,
 } from './schemas.js'
-import { renderTool } from './tool.js'
+import { renderTool, type WholeInput } from './tool.js'
 
 /** The approval's option labels (the protocol answer is exactly one of them). */
 export const APPROVAL = { approve: 'Approve', reject: 'Reject', always: 'Always approve' } as const
@@ -61,11 +61,12 @@ function describeUpdate(u: PermissionUpdate): string {
 }
 
 /**
- * Read a hook payload and decide what to ask. Throws HookError: UNSUPPORTED_HOOK for an event
+ * Read a hook payload and decide what to ask; `whole` names the call whose whole tool input the
+ * inbox shows (a card points there when it cuts the input short). Throws HookError: UNSUPPORTED_HOOK for an event
  * askbridge does not handle, BAD_HOOK for a malformed body, UNSUPPORTED_SCHEMA for a form it
  * cannot render.
  */
-export function planHook(payload: unknown): HookPlan {
+export function planHook(payload: unknown, whole?: WholeInput): HookPlan {
   const event = (payload as { hook_event_name?: unknown } | null)?.hook_event_name
   if (typeof event !== 'string' || !(HOOK_EVENTS as readonly string[]).includes(event)) {
     throw new HookError(
@@ -81,7 +82,7 @@ export function planHook(payload: unknown): HookPlan {
   switch (input.hook_event_name) {
     case 'PermissionRequest':
     case 'PreToolUse': {
-      const rendered = renderTool(input.tool_name, input.tool_input)
+      const rendered = renderTool(input.tool_name, input.tool_input, whole ? { whole } : {})
       const suggestions =
         input.hook_event_name === 'PermissionRequest'
           ? (input.permission_suggestions ?? []).filter(

@@ -24,6 +24,8 @@ export interface HookDeps {
   /** Post a `Notification` / `Stop` notice where its route opts in (the chat answerer's `notice`). */
   notices?: (request: NoticeRequest) => Promise<unknown>
   logger?: Logger
+  /** The bridge's public URL (ASKBRIDGE_PUBLIC_URL): cards link to the whole tool input in the inbox. */
+  publicUrl?: string
 }
 
 export interface HookCallOptions {
@@ -108,7 +110,8 @@ export async function answerClaudeCodeHook(
   payload: unknown,
   options: HookCallOptions,
 ): Promise<HookOutput> {
-  const plan = planHook(payload)
+  const callId = `hook-${randomUUID()}`
+  const plan = planHook(payload, { callId, publicUrl: deps.publicUrl })
   if (plan.kind === 'fyi') {
     // An FYI never holds Claude Code up: posted within the hook's budget, failures only logged.
     const posting = deps.notices?.({
@@ -126,7 +129,6 @@ export async function answerClaudeCodeHook(
     }
     return hookOutput(plan, { kind: 'no-decision' })
   }
-  const callId = `hook-${randomUUID()}`
   const ask: AskPlan = {
     agentId: hookAgentId(plan.sessionId),
     callId,

@@ -6,7 +6,7 @@
  * Tool input fields: https://code.claude.com/docs/en/hooks#pretooluse-input
  */
 
-/** The most of a tool input a card shows; the rest is counted, and kept in the audit log. */
+/** The most of a tool input a card shows; the rest is counted, and shown whole in the inbox. */
 export const TOOL_PREVIEW_CHARS = 3_000
 /** Lines of a written file shown on the card. */
 export const WRITE_PREVIEW_LINES = 20
@@ -36,15 +36,41 @@ export function codeBlock(text: string, language = ''): string {
   return `${fence}${language}\n${text}\n${fence}`
 }
 
+/** Where the whole input of a call is shown: the inbox page `/inbox/tool/CALL_ID`. */
+export function toolInputPath(callId: string): string {
+  return `/inbox/tool/${encodeURIComponent(callId)}`
+}
+
+/**
+ * How a card points to the whole input: a link when the bridge knows its public URL
+ * (ASKBRIDGE_PUBLIC_URL), else the inbox path as text (never a link that cannot work).
+ */
+export interface WholeInput {
+  callId: string
+  publicUrl?: string | undefined
+}
+
+function pointer(whole: WholeInput | undefined): string {
+  if (!whole) return 'the whole input is in the audit log (`askbridge audit --call`)'
+  const path = toolInputPath(whole.callId)
+  return whole.publicUrl
+    ? `[full text in the inbox](${whole.publicUrl}${path})`
+    : `full text in the inbox at \`${path}\``
+}
+
 /** At most `limit` characters, cut at a line end when one is near, and a note of what was left out. */
-export function preview(text: string, limit = TOOL_PREVIEW_CHARS): { shown: string; note: string } {
+export function preview(
+  text: string,
+  limit = TOOL_PREVIEW_CHARS,
+  whole?: WholeInput,
+): { shown: string; note: string } {
   if (text.length <= limit) return { shown: text, note: '' }
   let cut = text.lastIndexOf('\n', limit)
   if (cut < limit * 0.6) cut = limit
   const rest = text.length - cut
   return {
     shown: text.slice(0, cut),
-    note: `\n_… ${rest.toLocaleString('en-US')} more characters not shown; the whole input is in the audit log (\`askbridge audit --call\`)._`,
+    note: `\n_… ${rest.toLocaleString('en-US')} more characters not shown; ${pointer(whole)}._`,
   }
 }
 
@@ -69,13 +95,21 @@ function languageOf(path: string): string {
   return (ext && LANGUAGES[ext]) ?? ''
 }
 
-function block(text: string, language = ''): string {
-  const { shown, note } = preview(text)
-  return `${codeBlock(shown, language)}${note}`
-}
-
-/** Render a tool call for a person. */
-export function renderTool(toolName: string, input: Input): RenderedTool {
+/**
+ * Render a tool call for a person. A card gets a preview that points to the whole input
+ * (`whole`); `full` renders everything (the inbox's whole-input page).
+ */
+export function renderTool(
+  toolName: string,
+  input: Input,
+  options: { whole?: WholeInput; full?: boolean } = {},
+): RenderedTool {
+  const limit = options.full ? Number.POSITIVE_INFINITY : TOOL_PREVIEW_CHARS
+  const block = (text: string, language = ''): string => {
+    const { shown, note } = preview(text, limit, options.whole)
+    return `${codeBlock(shown, language)}${note}`
+  }
+  const writeLines = options.full ? Number.POSITIVE_INFINITY : WRITE_PREVIEW_LINES
   const mcp = mcpParts(toolName)
   const subject = mcp ? `${mcp.tool} (MCP server ${mcp.server})` : toolName
   const json = JSON.stringify(input, null, 2)
@@ -108,10 +142,10 @@ export function renderTool(toolName: string, input: Input): RenderedTool {
   if (toolName === 'Write' && path !== undefined) {
     const content = str(input.content) ?? ''
     const lines = content.split('\n')
-    const head = lines.slice(0, WRITE_PREVIEW_LINES).join('\n')
+    const head = lines.slice(0, writeLines).join('\n')
     const more =
-      lines.length > WRITE_PREVIEW_LINES
-        ? `\n_… ${lines.length - WRITE_PREVIEW_LINES} more lines (${lines.length} in all)._`
+      lines.length > writeLines
+        ? `\n_… ${lines.length - WRITE_PREVIEW_LINES} more lines (${lines.length} in all); ${pointer(options.whole)}._`
         : ''
     return {
       subject,

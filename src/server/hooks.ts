@@ -9,7 +9,7 @@ import { HttpError } from './errors.js'
 import type { Router } from './router.js'
 
 /** What the hook routes need beyond the API's own dependencies. */
-export interface HookRouteDeps extends ApiDeps, Pick<HookDeps, 'notices'> {
+export interface HookRouteDeps extends ApiDeps, Pick<HookDeps, 'notices' | 'publicUrl'> {
   /** The hook timeout when a request names none (ASKBRIDGE_HOOK_TIMEOUT). @default 55000 */
   hookTimeoutMs?: number
 }

@@ -58,6 +58,8 @@ export interface HttpServerOptions {
   signIn?: InboxGate
   /** Claude Code `Notification` / `Stop` hooks: post a notice where the route opts in. */
   notices?: HookDeps['notices']
+  /** The bridge's public URL (ASKBRIDGE_PUBLIC_URL): hook cards link to the whole tool input. */
+  publicUrl?: string
 }
 
 /** The running HTTP side of the bridge. */
@@ -143,6 +145,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
     ...apiDeps,
     ...(options.hookTimeoutMs === undefined ? {} : { hookTimeoutMs: options.hookTimeoutMs }),
     ...(options.notices ? { notices: options.notices } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   })
   const webhooks = new Map((options.webhooks ?? []).map((w) => [`${w.method} ${w.path}`, w]))
   const token = options.apiToken
@@ -361,5 +364,6 @@ function routeLabel(_method: string, path: string): string {
     .replace(/^\/v1\/agents\/[^/]+\/replies/, '/v1/agents/:agentId/replies')
     .replace(/^\/inbox\/api\/cards\/[^/]+\/actions$/, '/inbox/api/cards/:callId/actions')
     .replace(/^\/inbox\/client\/.*/, '/inbox/client/:file')
+    .replace(/^\/inbox\/tool\/[^/]+$/, '/inbox/tool/:callId')
     .slice(0, 80)
 }

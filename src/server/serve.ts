@@ -1,7 +1,7 @@
 import type { ChatAdapter } from '../answerer/adapter.js'
 import { ChatAnswerer } from '../answerer/chat.js'
 import type { Destination } from '../card/types.js'
-import { type Config, ConfigError } from '../config/env.js'
+import { type Config, ConfigError, publicUrlOf } from '../config/env.js'
 import { platformProblems } from '../config/platforms.js'
 import { type Logger, silentLogger } from '../log.js'
 import { OnCallLookup } from '../oncall/lookup.js'
@@ -154,6 +154,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
     })
     service.use(chat.answerer)
     const answerer = chat
+    const publicUrl = publicUrlOf(config)
     const metrics = new Metrics()
     const web = built.web
     metrics.gauge('askbridge_inbox_connections', 'Web inbox pages connected.', () => web.connections)
@@ -169,6 +170,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       hookTimeoutMs: config.ASKBRIDGE_HOOK_TIMEOUT,
       notices: (request) => answerer.notice(request),
+      ...(publicUrl ? { publicUrl } : {}),
     })
     await chat.start()
     // Several bridges on one PostgreSQL database: replies, cancellations and dead bridges'

@@ -176,4 +176,33 @@ describe('tool input for a person', () => {
     expect(huge.detail.length).toBeLessThan(TOOL_PREVIEW_CHARS + 300)
     expect(huge.text.length).toBe(500_000)
   })
+  it('a cut input links to its whole text in the inbox when the public URL is known, else names the path', () => {
+    const whole = { callId: 'hook-1', publicUrl: 'https://askbridge.example.com' }
+    const command = (n: number) => ({ command: 'x'.repeat(n) })
+    expect(renderTool('Bash', command(TOOL_PREVIEW_CHARS), { whole }).detail).not.toContain('inbox')
+    expect(renderTool('Bash', command(TOOL_PREVIEW_CHARS + 1), { whole }).detail).toContain(
+      '_… 1 more characters not shown; [full text in the inbox](https://askbridge.example.com/inbox/tool/hook-1)._',
+    )
+    const noUrl = renderTool('Bash', command(TOOL_PREVIEW_CHARS + 1), { whole: { callId: 'hook-1' } })
+    expect(noUrl.detail).toContain(
+      '1 more characters not shown; full text in the inbox at `/inbox/tool/hook-1`._',
+    )
+    expect(noUrl.detail).not.toContain('](')
+    const lines = Array.from({ length: 25 }, (_, i) => `line ${i + 1}`).join('\n')
+    expect(renderTool('Write', { file_path: '/a.ts', content: lines }, { whole }).detail).toContain(
+      '5 more lines (25 in all); [full text in the inbox](https://askbridge.example.com/inbox/tool/hook-1)._',
+    )
+    const long = { ...fixture('permission-request-bash'), tool_input: command(TOOL_PREVIEW_CHARS + 1) }
+    const plan = planHook(long, whole)
+    if (plan.kind !== 'approval') throw new Error('not an approval')
+    expect(plan.question.detail).toContain('(https://askbridge.example.com/inbox/tool/hook-1)')
+  })
+  it('the whole input renders uncut for the inbox page', () => {
+    const full = renderTool('Bash', { command: 'z'.repeat(400_000) }, { full: true })
+    expect(full.detail).toBe(`\`\`\`sh\n${'z'.repeat(400_000)}\n\`\`\``)
+    const lines = Array.from({ length: 25 }, (_, i) => `line ${i + 1}`).join('\n')
+    expect(renderTool('Write', { file_path: '/a.ts', content: lines }, { full: true }).detail).toContain(
+      'line 25',
+    )
+  })
 })

@@ -10,10 +10,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { WebCardView } from '../../adapters/web/client/types.js'
 import { isPostPending } from '../../src/answerer/adapter.js'
 import { type ComponentRef, cardRef, encodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import { RESPOND_ID } from '../../src/hooks/elicit.js'
+import { TOOL_PREVIEW_CHARS } from '../../src/hooks/tool.js'
 import { ensureBuilt } from '../cli/built.js'
 import { askbridge } from '../cli/run.js'
 import { waitResponded } from '../discord/rig.js'
@@ -31,6 +33,8 @@ const linus: DiscordUser = {
   global_name: 'Linus',
   locale: 'en-US',
 }
+
+const PUBLIC_URL = 'https://askbridge.example.com'
 
 let slack: FakeSlack
 let discord: FakeDiscord
@@ -51,6 +55,7 @@ beforeAll(async () => {
     DISCORD_BOT_TOKEN: discord.token,
     DISCORD_API_URL: discord.apiUrl,
     DISCORD_CHANNEL_ID: discord.channelId,
+    ASKBRIDGE_PUBLIC_URL: PUBLIC_URL,
   })
   await slack.waitForSocket()
 }, 60_000)
@@ -161,13 +166,16 @@ describe('PermissionRequest', () => {
     expect(await viaCommand).toEqual({ code: 0, stderr: '', body: {} })
   })
 
-  it('a tool input of any size is posted within every platform limit', async () => {
+  it('a tool input of any size is posted within every platform limit; the inbox shows all of it', async () => {
     const huge = fixture('permission-request-bash')
-    huge.tool_input = { command: `echo ${'x'.repeat(400_000)}`, description: 'A very long command' }
+    huge.tool_input = {
+      command: `echo ${'x'.repeat(400_000)} '<script>'`,
+      description: 'A very long command',
+    }
     const viaHttp = httpHook(huge, 'timeout=60')
     const card = await nextCard()
     const text = blocksText(slack.messagesOf(card.callId)[0]?.blocks ?? [])
-    expect(text).toContain('more characters not shown')
+    expect(text).toContain('more characters not shown; full text in the inbox')
     expect(discord.rejected).toEqual([])
     await slackUse(card.callId, { verb: 'reject' })
     expect((await viaHttp).status).toBe(200)
@@ -178,7 +186,51 @@ describe('PermissionRequest', () => {
     const hook = events.find((e) => e.kind === 'hook')?.detail as
       | { tool_input?: { command?: string } }
       | undefined
-    expect(hook?.tool_input?.command?.length).toBe(400_005)
+    expect(hook?.tool_input?.command?.length).toBe(400_016)
+    const page = await fetch(`${tb.url}/inbox/tool/${card.callId}`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'")
+    const html = await page.text()
+    // Every character of the command, escaped (a boolean: a 400k-character diff helps nobody).
+    expect(html.includes(`echo ${'x'.repeat(400_000)} '&lt;script>'`)).toBe(true)
+    expect(html.includes('<script')).toBe(false)
+    expect((await fetch(`${tb.url}/inbox/tool/hook-unknown`)).status).toBe(404)
+  })
+
+  it.each([
+    ['at the preview limit: shown whole, no link', TOOL_PREVIEW_CHARS],
+    ['one past it: cut, with a link to the whole text in the inbox', TOOL_PREVIEW_CHARS + 1],
+  ])('a command %s, on Slack, Discord and the inbox', async (_name, length) => {
+    const payload = fixture('permission-request-bash')
+    // A character nothing else on a card uses, so each surface's copy of the command can be counted.
+    const command = 'ÿ'.repeat(length)
+    const count = (text: string) => text.split('ÿ').length - 1
+    payload.tool_input = { command }
+    const viaCommand = commandHook(payload)
+    const card = await nextCard()
+    const link = `${PUBLIC_URL}/inbox/tool/${card.callId}`
+    const cut = length > TOOL_PREVIEW_CHARS
+    // Slack: posted (the fake refuses blocks past Slack's limits), the link as a Slack link.
+    const slackSent = JSON.stringify(slack.messagesOf(card.callId).map((m) => m.blocks))
+    expect(slackSent.includes(`<${link}|full text in the inbox>`)).toBe(cut)
+    expect(count(slackSent)).toBe(cut ? TOOL_PREVIEW_CHARS : length)
+    // Discord: posted within its limits, the link as markdown.
+    expect(discord.rejected).toEqual([])
+    const discordSent = JSON.stringify(
+      discord
+        .channelMessages()
+        .filter((m) => JSON.stringify(m.components).includes(card.callId))
+        .map((m) => m.embeds),
+    )
+    expect(discordSent.includes(`[full text in the inbox](${link})`)).toBe(cut)
+    expect(count(discordSent)).toBe(cut ? TOOL_PREVIEW_CHARS : length)
+    // The inbox: the link as a real link.
+    const inbox = (await (await fetch(`${tb.url}/inbox/api/cards`)).json()) as { cards: WebCardView[] }
+    const view = inbox.cards.find((c) => c.callId === card.callId)
+    expect(view?.questions[0]?.detailHtml?.includes(`href="${link}"`)).toBe(cut)
+    expect(count(view?.questions[0]?.detailHtml ?? '')).toBe(cut ? TOOL_PREVIEW_CHARS : length)
+    await slackUse(card.callId, { verb: 'approve' })
+    expect((await viaCommand).body).toEqual(allow)
   })
 })
 
