@@ -7,6 +7,7 @@ import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { DiscordAdapter, type DiscordRef } from '../../adapters/discord/index.js'
+import { isPostPending } from '../../src/answerer/adapter.js'
 import { ChatAnswerer } from '../../src/answerer/chat.js'
 import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
 import type { Destination } from '../../src/card/types.js'
@@ -106,8 +107,10 @@ export async function discordRig(options: RigOptions = {}) {
   /** The card's messages in the fake, first to last. */
   const messages = async (callId: string): Promise<StoredMessage[]> => {
     const posts = await store.listPosts(await keyFor(store, callId))
+    // Only once its post is recorded: while the store holds the claim, a long card's first
+    // messages may be out while its last (the buttons) is still on the way.
     const ref = posts[0]?.ref as DiscordRef | undefined
-    if (!ref) return []
+    if (!ref || isPostPending(ref)) return []
     const ids = new Set(ref.messageIds)
     return fake.channelMessages(ref.channelId).filter((m) => ids.has(m.id) || sameCard(m, callId))
   }
