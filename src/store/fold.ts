@@ -11,6 +11,12 @@ export function callKeyString(key: CallKey): string {
   return `${key.agentId}\u0000${key.callId}`
 }
 
+/** A card state's `status` (indexed, so live cards are found without reading every card). */
+export function statusOf(state: unknown): string | null {
+  const status = (state as { status?: unknown } | null)?.status
+  return typeof status === 'string' ? status : null
+}
+
 /**
  * Fold one event into its call's record. Pure apart from mutating `call`; returns the record to
  * keep (undefined: the call is unknown and the event changes nothing). Every store uses it, so a
@@ -39,6 +45,7 @@ export function foldCall(call: CallRecord | undefined, event: StoredEvent): Call
       call.answers = event.answers
       call.settledSeq = event.seq
       call.settledAt = event.at
+      call.endedAt = event.at
       break
     case 'pending':
       if (call.state === 'open' && call.timed) call.state = 'continued'
@@ -47,6 +54,7 @@ export function foldCall(call: CallRecord | undefined, event: StoredEvent): Call
       if (call.state !== 'open' && call.state !== 'continued') break
       call.state = 'dropped'
       call.dropCode = event.code
+      call.endedAt = event.at
       delete call.queuedReply
       break
     case 'reply_queued':
@@ -62,6 +70,7 @@ export function foldCall(call: CallRecord | undefined, event: StoredEvent): Call
       call.answers = event.answers ?? []
       call.settledSeq = event.seq
       call.settledAt = event.at
+      call.endedAt = event.at
       delete call.queuedReply
       break
   }

@@ -104,4 +104,15 @@ ALTER TABLE askbridge_posts ADD COLUMN claim_until BIGINT;
 CREATE INDEX askbridge_posts_claims ON askbridge_posts (claim_until) WHERE claim_until IS NOT NULL;
 `,
   },
+  {
+    version: 4,
+    name: 'retention: when each call ended',
+    sql: `
+ALTER TABLE askbridge_calls ADD COLUMN ended_at BIGINT;
+UPDATE askbridge_calls c SET ended_at = COALESCE(c.settled_at, (c.record::json->>'settledAt')::bigint,
+  (SELECT max(e.at) FROM askbridge_events e WHERE e.agent_id = c.agent_id AND e.call_id = c.call_id))
+  WHERE c.state IN ('settled', 'dropped');
+CREATE INDEX askbridge_calls_ended ON askbridge_calls (ended_at) WHERE state IN ('settled', 'dropped');
+`,
+  },
 ]

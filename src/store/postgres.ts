@@ -2,13 +2,17 @@ import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { StorageError } from './errors.js'
-import { foldCall, pageOf } from './fold.js'
+import { foldCall } from './fold.js'
 import { clientConfig, openPostgres, type PostgresPoolOptions } from './pg-connect.js'
 import { fromPgError } from './pg-errors.js'
 import { type LeaderHandlers, type Leadership, PgLeadership } from './pg-leader.js'
 import { type ChangeNote, PgListener, type StoreChangeListener } from './pg-notify.js'
 import { PgPosts } from './pg-posts.js'
+import * as reads from './pg-reads.js'
+import { type Queryable, readCall } from './pg-reads.js'
+import * as retention from './pg-retention.js'
 import type { PostgresTarget } from './pg-url.js'
+import * as writes from './pg-writes.js'
 import type {
   AuditEntry,
   CallKey,
@@ -36,8 +40,6 @@ export interface PostgresStoreOptions extends PostgresPoolOptions {
    */
   leaseMs?: number
 }
-
-type Queryable = Pick<pg.PoolClient, 'query'>
 
 /**
  * The store for several bridges on one database: PostgreSQL through a node-postgres pool.
@@ -181,7 +183,7 @@ export class PostgresStore implements Store {
           [key.agentId, key.callId],
         )
         if (!got[0]?.ok) continue
-        const call = await this.readCall(c, key)
+        const call = await readCall(c, key)
         if (call?.state !== 'open' || !call.timed) continue
         await this.insert(c, { type: 'pending', ...key }, call)
         taken.push(key)
@@ -236,14 +238,6 @@ export class PostgresStore implements Store {
     await c.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [key.agentId, key.callId])
   }
 
-  private async readCall(c: Queryable, key: CallKey): Promise<CallRecord | undefined> {
-    const { rows } = await c.query<{ record: string }>(
-      'SELECT record FROM askbridge_calls WHERE agent_id = $1 AND call_id = $2',
-      [key.agentId, key.callId],
-    )
-    return rows[0] ? (JSON.parse(rows[0].record) as CallRecord) : undefined
-  }
-
   /** Append one event and fold it into its call's row (inside a transaction). */
   private async insert(
     c: Queryable,
@@ -251,37 +245,11 @@ export class PostgresStore implements Store {
     call: CallRecord | undefined,
   ): Promise<CallRecord | undefined> {
     const at = this.now()
-    const { rows } = await c.query<{ seq: string }>(
-      'INSERT INTO askbridge_events (agent_id, call_id, type, at, data) VALUES ($1, $2, $3, $4, $5) RETURNING seq',
-      [event.agentId, event.callId, event.type, at, JSON.stringify(event)],
-    )
-    const next = foldCall(call, { ...event, seq: Number(rows[0]?.seq), at })
-    if (next) {
-      await c.query(
-        `INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, record)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (agent_id, call_id) DO UPDATE SET state = excluded.state, timed = excluded.timed,
-           deadline = excluded.deadline, asked_seq = excluded.asked_seq, settled_seq = excluded.settled_seq,
-           has_reply = excluded.has_reply, record = excluded.record`,
-        [
-          next.agentId,
-          next.callId,
-          next.state,
-          next.timed,
-          next.deadline ?? null,
-          next.askedSeq,
-          next.settledSeq ?? null,
-          next.queuedReply !== undefined,
-          JSON.stringify(next),
-        ],
-      )
-    }
+    const next = foldCall(call, { ...event, seq: await writes.writeEvent(c, event, at), at })
+    if (next) await writes.writeCall(c, next)
+    // This process waits on it: the deadline is its own while the lease is renewed.
     if (event.type === 'asked' && event.timed) {
-      // This process waits on it: the deadline is its own while the lease is renewed.
-      await c.query(
-        'UPDATE askbridge_calls SET lease_owner = $1, lease_until = $2 WHERE agent_id = $3 AND call_id = $4',
-        [this.instanceId, at + this.leaseMs, event.agentId, event.callId],
-      )
+      await writes.takeLease(c, event, this.instanceId, at + this.leaseMs)
     }
     // Delivered at commit, to every process listening: waiting asks and reply streams wake up.
     await c.query('SELECT pg_notify($1, $2)', [this.channel, this.note(event, 'e', event.type)])
@@ -294,14 +262,14 @@ export class PostgresStore implements Store {
       // Locks in one order, so two appends naming the same calls cannot deadlock.
       const keys = new Map(events.map((e) => [`${e.agentId}\u0000${e.callId}`, e as CallKey]))
       for (const k of [...keys.keys()].sort()) await this.lock(c, keys.get(k) as CallKey)
-      for (const event of events) await this.insert(c, event, await this.readCall(c, event))
+      for (const event of events) await this.insert(c, event, await readCall(c, event))
     })
   }
 
   async transact<T>(key: CallKey, decide: Decision<T>): Promise<T> {
     return this.tx(async (c) => {
       await this.lock(c, key)
-      let call = await this.readCall(c, key)
+      let call = await readCall(c, key)
       const { events, result } = decide(call ? structuredClone(call) : undefined)
       for (const event of events) {
         if (event.agentId !== key.agentId || event.callId !== key.callId) {
@@ -315,60 +283,24 @@ export class PostgresStore implements Store {
 
   async getCall(key: CallKey): Promise<CallRecord | undefined> {
     this.check()
-    return this.readCall(this.db, key)
+    return readCall(this.db, key)
   }
 
   async findCalls(callId: string): Promise<CallRecord[]> {
     this.check()
-    const { rows } = await this.db.query<{ record: string }>(
-      'SELECT record FROM askbridge_calls WHERE call_id = $1 ORDER BY asked_seq',
-      [callId],
-    )
-    return rows.map((r) => JSON.parse(r.record) as CallRecord)
+    return reads.findCalls(this.db, callId)
   }
 
   async listCalls(
     filter: { agentId?: string; states?: CallState[]; timed?: boolean } = {},
   ): Promise<CallRecord[]> {
     this.check()
-    const where: string[] = []
-    const args: unknown[] = []
-    if (filter.agentId !== undefined) {
-      args.push(filter.agentId)
-      where.push(`agent_id = $${args.length}`)
-    }
-    if (filter.states !== undefined) {
-      if (filter.states.length === 0) return []
-      args.push(filter.states)
-      where.push(`state = ANY($${args.length}::text[])`)
-    }
-    if (filter.timed !== undefined) {
-      args.push(filter.timed)
-      where.push(`timed = $${args.length}`)
-    }
-    const sql = `SELECT record FROM askbridge_calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY asked_seq`
-    const { rows } = await this.db.query<{ record: string }>(sql, args)
-    return rows.map((r) => JSON.parse(r.record) as CallRecord)
+    return reads.listCalls(this.db, filter)
   }
 
   async projection(agentId?: string): Promise<UserQuestionProjectionView> {
     this.check()
-    // One statement: one snapshot, so a call settling meanwhile is in exactly one list.
-    const { rows } = await this.db.query<{ record: string }>(
-      `SELECT record FROM askbridge_calls
-       WHERE timed AND state IN ('open', 'continued', 'settled') AND ($1::text IS NULL OR agent_id = $1)
-       ORDER BY CASE WHEN state = 'settled' THEN 1 ELSE 0 END, CASE WHEN state = 'settled' THEN settled_seq ELSE asked_seq END`,
-      [agentId ?? null],
-    )
-    const calls = rows.map((r) => JSON.parse(r.record) as CallRecord)
-    return {
-      active: calls
-        .filter((c) => c.state !== 'settled')
-        .map((c) => ({ callId: c.callId, questions: c.questions, state: c.state as 'open' | 'continued' })),
-      settled: calls
-        .filter((c) => c.state === 'settled')
-        .map((c) => ({ callId: c.callId, answers: c.answers ?? [] })),
-    }
+    return reads.projection(this.db, agentId)
   }
 
   async projectionPage(filter: {
@@ -377,69 +309,24 @@ export class PostgresStore implements Store {
     afterSeq?: number
   }): Promise<{ view: UserQuestionProjectionView; next?: number }> {
     this.check()
-    // One statement: one snapshot. The settled page walks askbridge_calls_settled.
-    const { rows } = await this.pool.query<{ record: string; part: number }>(
-      `(SELECT record, 0 AS part, asked_seq AS ord FROM askbridge_calls
-          WHERE timed AND state IN ('open', 'continued') AND ($1::text IS NULL OR agent_id = $1))
-       UNION ALL
-       (SELECT record, 1 AS part, settled_seq AS ord FROM askbridge_calls
-          WHERE state = 'settled' AND timed AND settled_seq > $2 AND ($1::text IS NULL OR agent_id = $1)
-          ORDER BY settled_seq LIMIT $3)
-       ORDER BY part, ord`,
-      [filter.agentId ?? null, filter.afterSeq ?? 0, filter.limit + 1],
-    )
-    const calls = rows.map((r) => ({ part: Number(r.part), call: JSON.parse(r.record) as CallRecord }))
-    return pageOf(
-      calls.filter((c) => c.part === 0).map((c) => c.call),
-      calls.filter((c) => c.part === 1).map((c) => c.call),
-      filter.limit,
-    )
+    return reads.projectionPage(this.db, filter)
   }
 
   async events(
     filter: { agentId?: string; callId?: string; sinceSeq?: number } = {},
   ): Promise<StoredEvent[]> {
     this.check()
-    const { rows } = await this.db.query<{ seq: string; agent_id: string; at: string; data: string }>(
-      `SELECT seq, agent_id, at, data FROM askbridge_events
-       WHERE seq > $1 AND ($2::text IS NULL OR agent_id = $2) AND ($3::text IS NULL OR call_id = $3)
-       ORDER BY seq`,
-      [filter.sinceSeq ?? 0, filter.agentId ?? null, filter.callId ?? null],
-    )
-    return rows.map((r) => ({
-      ...(JSON.parse(r.data) as StoreEvent),
-      agentId: r.agent_id,
-      seq: Number(r.seq),
-      at: Number(r.at),
-    }))
+    return reads.events(this.db, filter)
   }
 
   async getCard<T>(key: CallKey): Promise<VersionedCard<T> | undefined> {
     this.check()
-    const { rows } = await this.db.query<{ version: number; state: string }>(
-      'SELECT version, state FROM askbridge_cards WHERE agent_id = $1 AND call_id = $2',
-      [key.agentId, key.callId],
-    )
-    const row = rows[0]
-    return row ? { version: row.version, state: JSON.parse(row.state) as T } : undefined
+    return reads.getCard<T>(this.db, key)
   }
 
   async casCard<T>(key: CallKey, expectedVersion: number, state: T): Promise<number | undefined> {
     this.check()
-    const json = JSON.stringify(state)
-    const result =
-      expectedVersion === 0
-        ? await this.db.query(
-            `INSERT INTO askbridge_cards (agent_id, call_id, version, status, state, updated_at)
-             VALUES ($1, $2, 1, $3, $4, $5) ON CONFLICT DO NOTHING`,
-            [key.agentId, key.callId, statusOf(state), json, this.now()],
-          )
-        : await this.db.query(
-            `UPDATE askbridge_cards SET version = version + 1, status = $1, state = $2, updated_at = $3
-             WHERE agent_id = $4 AND call_id = $5 AND version = $6`,
-            [statusOf(state), json, this.now(), key.agentId, key.callId, expectedVersion],
-          )
-    if (result.rowCount !== 1) return undefined
+    if (!(await writes.writeCard(this.db, key, expectedVersion, state, this.now()))) return undefined
     // After the write: a process waiting on this card re-reads it. Should this process die in
     // between, the waiting one's periodic re-check still finds the change.
     await this.db.query('SELECT pg_notify($1, $2)', [this.channel, this.note(key, 'c')]).catch(() => {})
@@ -448,41 +335,12 @@ export class PostgresStore implements Store {
 
   async listCards<T>(filter: { statuses?: string[] } = {}): Promise<Array<VersionedCard<T> & CallKey>> {
     this.check()
-    if (filter.statuses?.length === 0) return []
-    const { rows } = await this.db.query<{
-      agent_id: string
-      call_id: string
-      version: number
-      state: string
-    }>(
-      `SELECT agent_id, call_id, version, state FROM askbridge_cards
-       WHERE $1::text[] IS NULL OR status = ANY($1::text[]) ORDER BY updated_at, ord`,
-      [filter.statuses ?? null],
-    )
-    return rows.map((r) => ({
-      agentId: r.agent_id,
-      callId: r.call_id,
-      version: r.version,
-      state: JSON.parse(r.state) as T,
-    }))
+    return reads.listCards<T>(this.db, filter)
   }
 
   async findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
     this.check()
-    const { rows } = await this.db.query<{
-      agent_id: string
-      call_id: string
-      version: number
-      state: string
-    }>('SELECT agent_id, call_id, version, state FROM askbridge_cards WHERE call_id = $1 ORDER BY ord', [
-      callId,
-    ])
-    return rows.map((r) => ({
-      agentId: r.agent_id,
-      callId: r.call_id,
-      version: r.version,
-      state: JSON.parse(r.state) as T,
-    }))
+    return reads.findCards<T>(this.db, callId)
   }
 
   async addPost(post: PostRecord): Promise<boolean> {
@@ -525,25 +383,23 @@ export class PostgresStore implements Store {
 
   async audit(entry: AuditEntry): Promise<void> {
     this.check()
-    await this.db.query('INSERT INTO askbridge_audit (agent_id, call_id, at, data) VALUES ($1, $2, $3, $4)', [
-      entry.agentId ?? null,
-      entry.callId ?? null,
-      this.now(),
-      JSON.stringify(entry),
-    ])
+    await writes.writeAudit(this.db, entry, this.now())
   }
 
   async listAudit(
     filter: { agentId?: string; callId?: string; since?: number } = {},
   ): Promise<StoredAuditEntry[]> {
     this.check()
-    const { rows } = await this.db.query<{ seq: string; at: string; data: string }>(
-      `SELECT seq, at, data FROM askbridge_audit
-       WHERE at >= $1 AND ($2::text IS NULL OR agent_id = $2) AND ($3::text IS NULL OR call_id = $3)
-       ORDER BY seq`,
-      [filter.since ?? 0, filter.agentId ?? null, filter.callId ?? null],
-    )
-    return rows.map((r) => ({ ...(JSON.parse(r.data) as AuditEntry), seq: Number(r.seq), at: Number(r.at) }))
+    return reads.listAudit(this.db, filter)
+  }
+
+  async pruneCalls(before: number, limit: number): Promise<number> {
+    return this.tx((c) => retention.pruneCalls(c, before, limit))
+  }
+
+  async pruneAudit(before: number, limit: number): Promise<number> {
+    this.check()
+    return retention.pruneAudit(this.db, before, limit)
   }
 
   async close(): Promise<void> {
@@ -554,9 +410,4 @@ export class PostgresStore implements Store {
     await this.listener.close()
     await this.pool.end()
   }
-}
-
-function statusOf(state: unknown): string | null {
-  const status = (state as { status?: unknown } | null)?.status
-  return typeof status === 'string' ? status : null
 }

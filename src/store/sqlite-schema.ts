@@ -8,11 +8,16 @@ import type { CallKey, CallRecord, StoredEvent, StoreEvent, VersionedCard } from
  */
 
 /** The schema version this code writes (`PRAGMA user_version`). 0: empty or pre-#16. */
-export const SQLITE_SCHEMA_VERSION = 3
+export const SQLITE_SCHEMA_VERSION = 4
 
 /** Copies being posted, by when their claim lapses: what a sweep for dead holders reads. */
 const POST_CLAIMS_INDEX = `CREATE INDEX IF NOT EXISTS posts_claims ON posts(claim_until)
   WHERE claim_until IS NOT NULL;
+`
+
+/** Retention finds ended calls by when they ended, never by reading the rest. */
+const RETENTION_INDEXES = `CREATE INDEX IF NOT EXISTS calls_ended ON calls(ended_at)
+  WHERE state IN ('settled', 'dropped');
 `
 
 export const SCHEMA = `
@@ -34,13 +39,14 @@ CREATE TABLE IF NOT EXISTS calls (
   asked_seq INTEGER NOT NULL,
   settled_seq INTEGER,
   data TEXT NOT NULL,
+  ended_at INTEGER,
   PRIMARY KEY (agent_id, call_id)
 );
 CREATE INDEX IF NOT EXISTS calls_agent_state ON calls(agent_id, state, asked_seq);
 CREATE INDEX IF NOT EXISTS calls_state ON calls(state, asked_seq);
 CREATE INDEX IF NOT EXISTS calls_call ON calls(call_id);
 CREATE INDEX IF NOT EXISTS calls_settled ON calls(timed, state, settled_seq);
-CREATE TABLE IF NOT EXISTS cards (
+${RETENTION_INDEXES}CREATE TABLE IF NOT EXISTS cards (
   agent_id TEXT NOT NULL,
   call_id TEXT NOT NULL,
   version INTEGER NOT NULL,
@@ -70,6 +76,20 @@ ${POST_CLAIMS_INDEX}CREATE TABLE IF NOT EXISTS audit (
   data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS audit_call ON audit(call_id, agent_id);
+CREATE INDEX IF NOT EXISTS audit_at ON audit(at);
+`
+
+/**
+ * Schema 3 to 4 (retention): when each call ended, backfilled from its record or its last event,
+ * and the audit indexed by time.
+ */
+const MIGRATE_FROM_V3 = `
+ALTER TABLE calls ADD COLUMN ended_at INTEGER;
+UPDATE calls SET ended_at = COALESCE(json_extract(data, '$.settledAt'),
+  (SELECT max(e.at) FROM events e WHERE e.agent_id = calls.agent_id AND e.call_id = calls.call_id))
+  WHERE state IN ('settled', 'dropped');
+UPDATE calls SET data = json_set(data, '$.endedAt', ended_at) WHERE ended_at IS NOT NULL;
+${RETENTION_INDEXES}CREATE INDEX IF NOT EXISTS audit_at ON audit(at);
 `
 
 /** Schema 2 to 3: who is posting a copy, until when (a claim), so two bridges never both post it. */
@@ -145,13 +165,9 @@ export function callRow(call: CallRecord) {
     timed: call.timed ? 1 : 0,
     askedSeq: call.askedSeq,
     settledSeq: call.settledSeq ?? null,
+    endedAt: call.endedAt ?? null,
     data: JSON.stringify(call),
   }
-}
-
-export function statusOf(state: unknown): string | null {
-  const status = (state as { status?: unknown } | null)?.status
-  return typeof status === 'string' ? status : null
 }
 
 /** Bring a database to this code's schema: create it, or migrate the first schema (one transaction). */
@@ -167,8 +183,9 @@ export function migrateSqlite(db: Database.Database, path: string): void {
       )
     }
     const old = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get()
-    if (old && current === 2) {
-      db.exec(MIGRATE_FROM_V2)
+    if (old && (current === 2 || current === 3)) {
+      if (current === 2) db.exec(MIGRATE_FROM_V2)
+      db.exec(MIGRATE_FROM_V3)
     } else if (old) {
       db.exec(MIGRATE_FROM_V0)
       rebuildCalls(db)
@@ -183,8 +200,8 @@ export function migrateSqlite(db: Database.Database, path: string): void {
 function rebuildCalls(db: Database.Database): void {
   const rows = db.prepare('SELECT seq, agent_id, at, data FROM events ORDER BY seq').all() as EventRow[]
   const put = db.prepare(
-    `INSERT INTO calls (agent_id, call_id, state, timed, asked_seq, settled_seq, data)
-     VALUES (@agentId, @callId, @state, @timed, @askedSeq, @settledSeq, @data)`,
+    `INSERT INTO calls (agent_id, call_id, state, timed, asked_seq, settled_seq, ended_at, data)
+     VALUES (@agentId, @callId, @state, @timed, @askedSeq, @settledSeq, @endedAt, @data)`,
   )
   for (const call of foldAll(rows.map(toEvent)).values()) put.run(callRow(call))
 }

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { fromSqliteError, StorageError } from './errors.js'
-import { foldCall, pageOf } from './fold.js'
+import { foldCall, pageOf, statusOf } from './fold.js'
 import { SqlitePosts } from './sqlite-posts.js'
 import {
   type CallRow,
@@ -10,9 +10,9 @@ import {
   migrateSqlite,
   parseCalls,
   parseCards,
-  statusOf,
   toEvent,
 } from './sqlite-schema.js'
+import { type SqliteStatements, sqliteStatements } from './sqlite-statements.js'
 
 export { SQLITE_SCHEMA_VERSION } from './sqlite-schema.js'
 
@@ -53,7 +53,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database
   private readonly now: () => number
   private closed = false
-  private readonly stmts
+  private readonly stmts: SqliteStatements
   private readonly posts: SqlitePosts
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -78,70 +78,7 @@ export class SqliteStore implements Store {
       )
     }
     this.posts = new SqlitePosts(this.db)
-    const calls = 'SELECT data FROM calls'
-    this.stmts = {
-      insertEvent: this.db.prepare(
-        'INSERT INTO events (agent_id, call_id, type, at, data) VALUES (?, ?, ?, ?, ?)',
-      ),
-      eventsSince: this.db.prepare('SELECT seq, agent_id, at, data FROM events WHERE seq > ? ORDER BY seq'),
-      eventsOfCall: this.db.prepare(
-        'SELECT seq, agent_id, at, data FROM events WHERE call_id = ? AND seq > ? ORDER BY seq',
-      ),
-      eventsOfAgent: this.db.prepare(
-        'SELECT seq, agent_id, at, data FROM events WHERE agent_id = ? AND seq > ? ORDER BY seq',
-      ),
-      eventsOfKey: this.db.prepare(
-        'SELECT seq, agent_id, at, data FROM events WHERE agent_id = ? AND call_id = ? AND seq > ? ORDER BY seq',
-      ),
-      getCall: this.db.prepare(`${calls} WHERE agent_id = ? AND call_id = ?`),
-      findCalls: this.db.prepare(`${calls} WHERE call_id = ? ORDER BY asked_seq`),
-      putCall: this.db.prepare(
-        `INSERT INTO calls (agent_id, call_id, state, timed, asked_seq, settled_seq, data)
-         VALUES (@agentId, @callId, @state, @timed, @askedSeq, @settledSeq, @data)
-         ON CONFLICT (agent_id, call_id) DO UPDATE SET state = excluded.state, timed = excluded.timed,
-           asked_seq = excluded.asked_seq, settled_seq = excluded.settled_seq, data = excluded.data`,
-      ),
-      active: this.db.prepare(
-        `${calls} WHERE state IN ('open', 'continued') AND timed = 1 ORDER BY asked_seq`,
-      ),
-      activeOfAgent: this.db.prepare(
-        `${calls} WHERE agent_id = ? AND state IN ('open', 'continued') AND timed = 1 ORDER BY asked_seq`,
-      ),
-      settled: this.db.prepare(`${calls} WHERE timed = 1 AND state = 'settled' ORDER BY settled_seq`),
-      settledOfAgent: this.db.prepare(
-        `${calls} WHERE agent_id = ? AND state = 'settled' AND timed = 1 ORDER BY settled_seq`,
-      ),
-      settledPage: this.db.prepare(
-        `${calls} WHERE timed = 1 AND state = 'settled' AND settled_seq > ? ORDER BY settled_seq LIMIT ?`,
-      ),
-      settledPageOfAgent: this.db.prepare(
-        `${calls} WHERE agent_id = ? AND state = 'settled' AND timed = 1 AND settled_seq > ? ORDER BY settled_seq LIMIT ?`,
-      ),
-      getCard: this.db.prepare('SELECT version, state FROM cards WHERE agent_id = ? AND call_id = ?'),
-      insertCard: this.db.prepare(
-        'INSERT INTO cards (agent_id, call_id, version, status, state, updated_at) VALUES (?, ?, 1, ?, ?, ?) ON CONFLICT DO NOTHING',
-      ),
-      updateCard: this.db.prepare(
-        'UPDATE cards SET version = version + 1, status = ?, state = ?, updated_at = ? WHERE agent_id = ? AND call_id = ? AND version = ?',
-      ),
-      findCards: this.db.prepare(
-        'SELECT agent_id, call_id, version, state FROM cards WHERE call_id = ? ORDER BY rowid',
-      ),
-      listCards: this.db.prepare(
-        'SELECT agent_id, call_id, version, state FROM cards ORDER BY updated_at, rowid',
-      ),
-      audit: this.db.prepare('INSERT INTO audit (agent_id, call_id, at, data) VALUES (?, ?, ?, ?)'),
-      auditAll: this.db.prepare('SELECT seq, at, data FROM audit WHERE at >= ? ORDER BY seq'),
-      auditCall: this.db.prepare(
-        'SELECT seq, at, data FROM audit WHERE call_id = ? AND at >= ? ORDER BY seq',
-      ),
-      auditKey: this.db.prepare(
-        'SELECT seq, at, data FROM audit WHERE call_id = ? AND agent_id = ? AND at >= ? ORDER BY seq',
-      ),
-      auditAgent: this.db.prepare(
-        'SELECT seq, at, data FROM audit WHERE agent_id = ? AND at >= ? ORDER BY seq',
-      ),
-    }
+    this.stmts = sqliteStatements(this.db)
   }
 
   /** Create or upgrade the schema once, under the write lock (several processes may start at once). */
@@ -393,6 +330,26 @@ export class SqliteStore implements Store {
             : this.stmts.auditAll.all(since)
     ) as Array<{ seq: number; at: number; data: string }>
     return rows.map((r) => ({ ...(JSON.parse(r.data) as AuditEntry), seq: r.seq, at: r.at }))
+  }
+
+  async pruneCalls(before: number, limit: number): Promise<number> {
+    this.check()
+    const { endedCalls, deleteEvents, deleteCard, deletePosts, deleteCall } = this.stmts
+    // IMMEDIATE: no decision on these calls can interleave; another process's pruning waits.
+    return this.db
+      .transaction(() => {
+        const victims = endedCalls.all(before, limit) as Array<{ agent_id: string; call_id: string }>
+        for (const { agent_id, call_id } of victims) {
+          for (const stmt of [deleteEvents, deleteCard, deletePosts, deleteCall]) stmt.run(agent_id, call_id)
+        }
+        return victims.length
+      })
+      .immediate()
+  }
+
+  async pruneAudit(before: number, limit: number): Promise<number> {
+    this.check()
+    return this.stmts.pruneAudit.run(before, limit).changes
   }
 
   async close(): Promise<void> {

@@ -52,6 +52,8 @@ export interface CallRecord extends CallKey {
   askedSeq: number
   settledSeq?: number
   settledAt?: number
+  /** Epoch ms the call settled or dropped: what retention counts from. */
+  endedAt?: number
   answers?: AskUserQuestionAnswerItem[]
   /** A late reply waiting for the agent to admit it. */
   queuedReply?: LateReply
@@ -166,6 +168,16 @@ export interface Store {
   audit(entry: AuditEntry): Promise<void>
   /** `callId` without `agentId` matches that callId for every agent. */
   listAudit(filter?: { agentId?: string; callId?: string; since?: number }): Promise<StoredAuditEntry[]>
+
+  /**
+   * Retention: delete up to `limit` settled or dropped calls that ended before `before` (epoch
+   * ms), with their events (replies included), card and posts, in one transaction. Open and
+   * continued calls are never deleted. Safe to run from several processes at once: each call is
+   * deleted by one of them, and a decision in progress on a call keeps it. Returns how many.
+   */
+  pruneCalls(before: number, limit: number): Promise<number>
+  /** Retention of the audit: delete up to `limit` entries older than `before`. Returns how many. */
+  pruneAudit(before: number, limit: number): Promise<number>
 
   close(): Promise<void>
 }

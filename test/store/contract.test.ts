@@ -463,4 +463,151 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
     await second.append({ type: 'reply_queued', ...a1, reply: replyOf('call-1') })
     expect((await second.events()).at(-1)?.seq).toBeGreaterThan(before)
   })
+
+  describe('retention', () => {
+    const key = (callId: string, agentId = 'alice') => ({ agentId, callId })
+    /** A card, a post and an audit entry for each call, as the answerer writes them. */
+    const withCopies = async (store: Store, keys: CallKey[]) => {
+      for (const k of keys) {
+        await store.casCard(k, 0, { status: 'open' })
+        await store.addPost({ ...k, destKey: 'web', platform: 'web', ref: null, createdAt: 1 })
+        await store.audit({ ...k, kind: 'asked' })
+      }
+    }
+
+    it('deletes settled and dropped calls that ended before the cutoff with their log, card, posts and replies; never an open or continued one', async () => {
+      let t = 1000
+      const store = await open({ now: () => t })
+      const [settled, dropped, admitted, continued, blocking, recent] = [
+        'settled',
+        'dropped',
+        'admitted',
+        'continued',
+        'blocking',
+        'recent',
+      ].map((c) => key(c))
+      const all = [settled, dropped, admitted, continued, blocking, recent] as CallKey[]
+      await store.append(
+        ...[settled, dropped, admitted, continued, recent].map((k) => asked(k as CallKey)),
+        asked(blocking as CallKey, false),
+      )
+      await withCopies(store, all)
+      t = 2000
+      await store.append(
+        { type: 'answered', ...(settled as CallKey), answers: [] },
+        { type: 'dropped', ...(dropped as CallKey), code: 'ASK_CANCELLED' },
+        { type: 'pending', ...(admitted as CallKey) },
+        { type: 'reply_queued', ...(admitted as CallKey), reply: replyOf('admitted') },
+        { type: 'reply_admitted', ...(admitted as CallKey), answers: [] },
+        { type: 'pending', ...(continued as CallKey) },
+        { type: 'reply_queued', ...(continued as CallKey), reply: replyOf('continued') },
+      )
+      t = 9000
+      await store.append({ type: 'answered', ...(recent as CallKey), answers: [] })
+      expect((await store.getCall(settled as CallKey))?.endedAt).toBe(2000)
+      expect((await store.getCall(dropped as CallKey))?.endedAt).toBe(2000)
+
+      // Far past the cutoff, the continued call with its queued reply and the blocking ask stay.
+      expect(await store.pruneCalls(5000, 100)).toBe(3)
+      for (const k of [settled, dropped, admitted] as CallKey[]) {
+        expect(await store.getCall(k)).toBeUndefined()
+        expect(await store.events(k)).toEqual([])
+        expect(await store.getCard(k)).toBeUndefined()
+        expect(await store.listPosts(k)).toEqual([])
+      }
+      for (const k of [continued, blocking, recent] as CallKey[]) {
+        expect(await store.getCall(k)).toBeDefined()
+        expect(await store.getCard(k)).toBeDefined()
+        expect(await store.listPosts(k)).toHaveLength(1)
+      }
+      expect((await store.getCall(continued as CallKey))?.queuedReply).toEqual(replyOf('continued'))
+      expect((await store.events(continued as CallKey)).map((e) => e.type)).toEqual([
+        'asked',
+        'pending',
+        'reply_queued',
+      ])
+      expect((await store.projection()).settled.map((c) => c.callId)).toEqual(['recent'])
+      // The audit has its own retention: every entry is still there.
+      expect(await store.listAudit()).toHaveLength(6)
+      expect(await store.pruneCalls(5000, 100)).toBe(0)
+      expect(await store.pruneCalls(Number.MAX_SAFE_INTEGER, 100)).toBe(1) // `recent`
+
+      // A pruned key is a new call when asked again.
+      await store.append(asked(settled as CallKey))
+      expect((await store.getCall(settled as CallKey))?.state).toBe('open')
+      expect((await store.events(settled as CallKey)).map((e) => e.type)).toEqual(['asked'])
+    })
+
+    it('deletes in bounded batches, oldest first', async () => {
+      let t = 0
+      const store = await open({ now: () => t })
+      const keys = Array.from({ length: 7 }, (_, i) => key(`c${i}`))
+      for (const k of keys) {
+        t += 10
+        await store.append(asked(k, false), { type: 'answered', ...k, answers: [] })
+      }
+      expect(await store.pruneCalls(35, 100)).toBe(3) // ended at 10, 20, 30
+      expect(await store.getCall(key('c3'))).toBeDefined()
+      const batches: number[] = []
+      for (let n = -1; n !== 0; ) {
+        n = await store.pruneCalls(1000, 3)
+        batches.push(n)
+      }
+      expect(batches).toEqual([3, 1, 0])
+      expect(await store.listCalls()).toEqual([])
+    })
+
+    it('several processes pruning at once delete each call once, and a key asked again meanwhile is kept whole', async () => {
+      let t = 1000
+      const stores = [
+        await open({ now: () => t }),
+        await open({ now: () => t }),
+        await open({ now: () => t }),
+      ]
+      const first = stores[0] as Store
+      const ended = Array.from({ length: 60 }, (_, i) => key(`e${i}`, i % 2 ? 'alice' : 'bob'))
+      const open1 = Array.from({ length: 5 }, (_, i) => key(`o${i}`))
+      await first.append(...ended.map((k) => asked(k, false)), ...open1.map((k) => asked(k)))
+      await first.append(...ended.map((k): StoreEvent => ({ type: 'dropped', ...k, code: 'ASK_CANCELLED' })))
+      await withCopies(first, ended)
+      t = 5000
+      const again = ended.slice(0, 10)
+      const pruned = await Promise.all([
+        ...stores.map(async (store) => {
+          let total = 0
+          for (let n = -1; n !== 0; total += n) n = await store.pruneCalls(2000, 7)
+          return total
+        }),
+        ...again.map((k, i) => (stores[i % 3] as Store).append(asked(k))),
+      ])
+      const deleted = pruned.slice(0, 3).reduce((a, b) => (a ?? 0) + (b ?? 0), 0) as number
+      // Asked again before its pruning: kept (open). After: a new call. Either way, whole.
+      for (const k of again) {
+        const call = await first.getCall(k)
+        expect(call?.state).toBe('open')
+        const log = await first.events(k)
+        expect(log.at(-1)?.type).toBe('asked')
+        expect(call?.askedSeq).toBe(log.at(-1)?.seq)
+      }
+      const keptAgain = (await Promise.all(again.map((k) => first.events(k)))).filter((l) => l.length > 1)
+      expect(deleted).toBe(60 - keptAgain.length)
+      expect(await first.listCalls({ states: ['dropped'] })).toEqual([])
+      expect((await first.listCalls({ states: ['open'] })).length).toBe(15)
+    })
+
+    it('prunes the audit by age in bounded batches', async () => {
+      let t = 1000
+      const store = await open({ now: () => t })
+      await store.audit({ ...a1, kind: 'asked' })
+      await store.audit({ kind: 'startup' })
+      t = 2000
+      await store.audit({ ...a1, kind: 'answered' })
+      t = 9000
+      await store.audit({ ...a1, kind: 'recent' })
+      expect(await store.pruneAudit(5000, 2)).toBe(2)
+      expect(await store.pruneAudit(5000, 2)).toBe(1)
+      expect(await store.pruneAudit(5000, 2)).toBe(0)
+      expect((await store.listAudit()).map((e) => e.kind)).toEqual(['recent'])
+    })
+  })
 })

@@ -1,0 +1,175 @@
+import type pg from 'pg'
+import type { UserQuestionProjectionView } from '../protocol/types.js'
+import { pageOf } from './fold.js'
+import type {
+  AuditEntry,
+  CallKey,
+  CallRecord,
+  CallState,
+  StoredAuditEntry,
+  StoredEvent,
+  StoreEvent,
+  VersionedCard,
+} from './types.js'
+
+/*
+ * The PostgreSQL store's reads: each one statement (one snapshot) through an index. The store
+ * (postgres.ts) passes the pool, or a transaction's connection.
+ */
+
+export type Queryable = Pick<pg.PoolClient, 'query'>
+
+const records = (rows: Array<{ record: string }>) => rows.map((r) => JSON.parse(r.record) as CallRecord)
+
+export async function readCall(c: Queryable, key: CallKey): Promise<CallRecord | undefined> {
+  const { rows } = await c.query<{ record: string }>(
+    'SELECT record FROM askbridge_calls WHERE agent_id = $1 AND call_id = $2',
+    [key.agentId, key.callId],
+  )
+  return rows[0] ? (JSON.parse(rows[0].record) as CallRecord) : undefined
+}
+
+export async function findCalls(c: Queryable, callId: string): Promise<CallRecord[]> {
+  const { rows } = await c.query<{ record: string }>(
+    'SELECT record FROM askbridge_calls WHERE call_id = $1 ORDER BY asked_seq',
+    [callId],
+  )
+  return records(rows)
+}
+
+export async function listCalls(
+  c: Queryable,
+  filter: { agentId?: string; states?: CallState[]; timed?: boolean },
+): Promise<CallRecord[]> {
+  const where: string[] = []
+  const args: unknown[] = []
+  if (filter.agentId !== undefined) {
+    args.push(filter.agentId)
+    where.push(`agent_id = $${args.length}`)
+  }
+  if (filter.states !== undefined) {
+    if (filter.states.length === 0) return []
+    args.push(filter.states)
+    where.push(`state = ANY($${args.length}::text[])`)
+  }
+  if (filter.timed !== undefined) {
+    args.push(filter.timed)
+    where.push(`timed = $${args.length}`)
+  }
+  const sql = `SELECT record FROM askbridge_calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY asked_seq`
+  const { rows } = await c.query<{ record: string }>(sql, args)
+  return records(rows)
+}
+
+export async function projection(c: Queryable, agentId?: string): Promise<UserQuestionProjectionView> {
+  // One statement: one snapshot, so a call settling meanwhile is in exactly one list.
+  const { rows } = await c.query<{ record: string }>(
+    `SELECT record FROM askbridge_calls
+     WHERE timed AND state IN ('open', 'continued', 'settled') AND ($1::text IS NULL OR agent_id = $1)
+     ORDER BY CASE WHEN state = 'settled' THEN 1 ELSE 0 END, CASE WHEN state = 'settled' THEN settled_seq ELSE asked_seq END`,
+    [agentId ?? null],
+  )
+  const calls = records(rows)
+  return {
+    active: calls
+      .filter((c) => c.state !== 'settled')
+      .map((c) => ({ callId: c.callId, questions: c.questions, state: c.state as 'open' | 'continued' })),
+    settled: calls
+      .filter((c) => c.state === 'settled')
+      .map((c) => ({ callId: c.callId, answers: c.answers ?? [] })),
+  }
+}
+
+export async function projectionPage(
+  c: Queryable,
+  filter: { agentId?: string; limit: number; afterSeq?: number },
+): Promise<{ view: UserQuestionProjectionView; next?: number }> {
+  // One statement: one snapshot. The settled page walks askbridge_calls_settled.
+  const { rows } = await c.query<{ record: string; part: number }>(
+    `(SELECT record, 0 AS part, asked_seq AS ord FROM askbridge_calls
+        WHERE timed AND state IN ('open', 'continued') AND ($1::text IS NULL OR agent_id = $1))
+     UNION ALL
+     (SELECT record, 1 AS part, settled_seq AS ord FROM askbridge_calls
+        WHERE state = 'settled' AND timed AND settled_seq > $2 AND ($1::text IS NULL OR agent_id = $1)
+        ORDER BY settled_seq LIMIT $3)
+     ORDER BY part, ord`,
+    [filter.agentId ?? null, filter.afterSeq ?? 0, filter.limit + 1],
+  )
+  const calls = rows.map((r) => ({ part: Number(r.part), call: JSON.parse(r.record) as CallRecord }))
+  return pageOf(
+    calls.filter((c) => c.part === 0).map((c) => c.call),
+    calls.filter((c) => c.part === 1).map((c) => c.call),
+    filter.limit,
+  )
+}
+
+export async function events(
+  c: Queryable,
+  filter: { agentId?: string; callId?: string; sinceSeq?: number },
+): Promise<StoredEvent[]> {
+  const { rows } = await c.query<{ seq: string; agent_id: string; at: string; data: string }>(
+    `SELECT seq, agent_id, at, data FROM askbridge_events
+     WHERE seq > $1 AND ($2::text IS NULL OR agent_id = $2) AND ($3::text IS NULL OR call_id = $3)
+     ORDER BY seq`,
+    [filter.sinceSeq ?? 0, filter.agentId ?? null, filter.callId ?? null],
+  )
+  return rows.map((r) => ({
+    ...(JSON.parse(r.data) as StoreEvent),
+    agentId: r.agent_id,
+    seq: Number(r.seq),
+    at: Number(r.at),
+  }))
+}
+
+export async function getCard<T>(c: Queryable, key: CallKey): Promise<VersionedCard<T> | undefined> {
+  const { rows } = await c.query<{ version: number; state: string }>(
+    'SELECT version, state FROM askbridge_cards WHERE agent_id = $1 AND call_id = $2',
+    [key.agentId, key.callId],
+  )
+  const row = rows[0]
+  return row ? { version: row.version, state: JSON.parse(row.state) as T } : undefined
+}
+
+type CardRow = { agent_id: string; call_id: string; version: number; state: string }
+
+const cards = <T>(rows: CardRow[]): Array<VersionedCard<T> & CallKey> =>
+  rows.map((r) => ({
+    agentId: r.agent_id,
+    callId: r.call_id,
+    version: r.version,
+    state: JSON.parse(r.state) as T,
+  }))
+
+export async function listCards<T>(
+  c: Queryable,
+  filter: { statuses?: string[] },
+): Promise<Array<VersionedCard<T> & CallKey>> {
+  if (filter.statuses?.length === 0) return []
+  const { rows } = await c.query<CardRow>(
+    `SELECT agent_id, call_id, version, state FROM askbridge_cards
+     WHERE $1::text[] IS NULL OR status = ANY($1::text[]) ORDER BY updated_at, ord`,
+    [filter.statuses ?? null],
+  )
+  return cards<T>(rows)
+}
+
+export async function findCards<T>(c: Queryable, callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
+  const { rows } = await c.query<CardRow>(
+    'SELECT agent_id, call_id, version, state FROM askbridge_cards WHERE call_id = $1 ORDER BY ord',
+    [callId],
+  )
+  return cards<T>(rows)
+}
+
+export async function listAudit(
+  c: Queryable,
+  filter: { agentId?: string; callId?: string; since?: number },
+): Promise<StoredAuditEntry[]> {
+  const { rows } = await c.query<{ seq: string; at: string; data: string }>(
+    `SELECT seq, at, data FROM askbridge_audit
+     WHERE at >= $1 AND ($2::text IS NULL OR agent_id = $2) AND ($3::text IS NULL OR call_id = $3)
+     ORDER BY seq`,
+    [filter.since ?? 0, filter.agentId ?? null, filter.callId ?? null],
+  )
+  return rows.map((r) => ({ ...(JSON.parse(r.data) as AuditEntry), seq: Number(r.seq), at: Number(r.at) }))
+}
