@@ -70,6 +70,22 @@ const seconds = (fallback: number) =>
       return n
     })
 
+/** A retention period in ms: a duration such as `30d`, or `0` to keep everything. */
+const retention = (fallback: number) =>
+  optionalText.transform((v, ctx) => {
+    if (v === undefined) return fallback
+    if (/^0+$/.test(v)) return 0
+    const ms = parseDuration(v)
+    if (ms === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a duration such as 30d, 12h or 90m, or 0 to keep everything, got "${v}"`,
+      })
+      return z.NEVER
+    }
+    return ms
+  })
+
 /** Every environment variable askbridge reads (see ARCHITECTURE.md, `.env.example`). */
 export const envSchema = z.object({
   ASKBRIDGE_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
@@ -108,6 +124,10 @@ export const envSchema = z.object({
   ASKBRIDGE_AGENT_ID: optionalText.refine((v) => v === undefined || /^[A-Za-z0-9_.:-]{1,64}$/.test(v), {
     message: 'must be 1-64 characters of A-Z a-z 0-9 _ . : -',
   }),
+  /** Settled and dropped calls older than this are pruned (ms; 0 keeps everything). */
+  ASKBRIDGE_RETENTION: retention(30 * 86_400_000),
+  /** Audit entries older than this are pruned (ms; 0, the default, keeps the audit). */
+  ASKBRIDGE_AUDIT_RETENTION: retention(0),
   ASKBRIDGE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).optional().default('info'),
   SLACK_BOT_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xoxb-'), {
     message: 'must be a bot token starting with "xoxb-"',

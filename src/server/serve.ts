@@ -10,6 +10,7 @@ import { pagerDutyForRoutes } from '../oncall/startup.js'
 import { loadRoutes, type RoutesFile, routesRouter } from '../routing/routes.js'
 import type { Router as RoutesRouter } from '../routing/types.js'
 import { followReplicas } from '../service/replicas.js'
+import { startRetention } from '../service/retention.js'
 import { UserQuestionService } from '../service/service.js'
 import { connectStore } from '../store/index.js'
 import type { Store } from '../store/types.js'
@@ -69,6 +70,8 @@ export interface ServeOptions {
    * dead bridges' deadlines and missed notifications are re-checked (@default 2000).
    */
   replicas?: { leaseMs?: number; intervalMs?: number }
+  /** How often history past ASKBRIDGE_RETENTION is pruned (tests shorten it). @default 600000 */
+  retentionIntervalMs?: number
   /** Inbox sign-in sessions: lifetime (default 8 hours) and clock (tests). */
   inboxSession?: { ttlMs?: number; now?: () => number }
 }
@@ -180,6 +183,13 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       ...(options.replicas?.intervalMs === undefined ? {} : { intervalMs: options.replicas.intervalMs }),
     })
     const url = await http.listen(config.ASKBRIDGE_PORT, config.ASKBRIDGE_HOST)
+    // Every replica prunes; batches are small and never take the same rows.
+    const stopRetention = startRetention(store, {
+      callsMs: config.ASKBRIDGE_RETENTION,
+      auditMs: config.ASKBRIDGE_AUDIT_RETENTION,
+      logger: log,
+      ...(options.retentionIntervalMs === undefined ? {} : { intervalMs: options.retentionIntervalMs }),
+    })
     log.info('askbridge is listening', {
       url,
       inbox: `${url}/inbox`,
@@ -205,6 +215,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
           log.info('askbridge is shutting down')
           h.stopIntake()
           unfollow()
+          await stopRetention()
           // A restart, not an ending: waiting calls stay open in the log, cards stay as they are.
           await service.close({ keepCalls: true })
           // Adapters finish their acknowledgements and pending card updates here.

@@ -1,3 +1,4 @@
 export * from './agents.js'
+export * from './retention.js'
 export * from './service.js'
 export * from './waterfall.js'

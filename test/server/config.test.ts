@@ -48,6 +48,26 @@ describe('configuration', () => {
     expect((error as ConfigError).problems.length).toBeGreaterThanOrEqual(6)
   })
 
+  test('retention: 30 days for calls and the audit kept by default, durations or 0, a bad value named', () => {
+    const defaults = parseConfig({})
+    expect(defaults.ASKBRIDGE_RETENTION).toBe(30 * 86_400_000)
+    expect(defaults.ASKBRIDGE_AUDIT_RETENTION).toBe(0)
+    const set = parseConfig({ ASKBRIDGE_RETENTION: '0', ASKBRIDGE_AUDIT_RETENTION: '365d' })
+    expect(set.ASKBRIDGE_RETENTION).toBe(0)
+    expect(set.ASKBRIDGE_AUDIT_RETENTION).toBe(365 * 86_400_000)
+    expect(parseConfig({ ASKBRIDGE_RETENTION: '12h' }).ASKBRIDGE_RETENTION).toBe(12 * 3_600_000)
+    let error: unknown
+    try {
+      parseConfig({ ASKBRIDGE_RETENTION: 'a month', ASKBRIDGE_AUDIT_RETENTION: '-1d' })
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    const problems = (error as ConfigError).problems
+    expect(problems).toContainEqual(expect.stringMatching(/^ASKBRIDGE_RETENTION must be a duration such as 30d/))
+    expect(problems).toContainEqual(expect.stringMatching(/^ASKBRIDGE_AUDIT_RETENTION must be a duration/))
+  })
+
   test('Slack and Discord settings without their bot token are named', () => {
     expect(() => parseConfig({ SLACK_CHANNEL: 'C1', DISCORD_CHANNEL_ID: '110000000000000003' })).toThrow(
       /SLACK_CHANNEL is set but SLACK_BOT_TOKEN is not[\s\S]*DISCORD_CHANNEL_ID is set but DISCORD_BOT_TOKEN is not/,
