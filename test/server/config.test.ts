@@ -64,7 +64,9 @@ describe('configuration', () => {
     }
     expect(error).toBeInstanceOf(ConfigError)
     const problems = (error as ConfigError).problems
-    expect(problems).toContainEqual(expect.stringMatching(/^ASKBRIDGE_RETENTION must be a duration such as 30d/))
+    expect(problems).toContainEqual(
+      expect.stringMatching(/^ASKBRIDGE_RETENTION must be a duration such as 30d/),
+    )
     expect(problems).toContainEqual(expect.stringMatching(/^ASKBRIDGE_AUDIT_RETENTION must be a duration/))
   })
 
