@@ -246,8 +246,10 @@ export class ChatAnswerer {
         throw new UserQuestionError('PROVIDER_ERROR', 'the question could not be posted to any destination')
       }
       // A change that landed while copies were being posted found no post to update: catch up.
-      const now = await this.store.getCard<CardState>(key)
-      if (now && now.version !== opened.version) this.background(this.copies.refresh(key))
+      // The card is posted and waited on: a failed look (storage down) refreshes to be safe
+      // rather than fail the ask.
+      const now = await this.store.getCard<CardState>(key).catch(() => undefined)
+      if (now?.version !== opened.version) this.background(this.copies.refresh(key))
     } catch (error) {
       this.waiters.drop(key)
       throw error
