@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { fromPgError } from './pg-errors.js'
 import { MIGRATIONS, type Migration } from './pg-migrations.js'
 import { type PostgresTarget, parsePostgresUrl } from './pg-url.js'
 
@@ -135,5 +136,44 @@ export async function migrate(
     }
   } finally {
     client.release()
+  }
+}
+
+/**
+ * Run `fn` in one transaction on one connection; a broken connection is discarded. Driver
+ * failures become StorageErrors; `fn`'s own errors (a decision's refusal) pass unchanged.
+ */
+export async function transaction<T>(
+  pool: pg.Pool,
+  where: string,
+  fn: (c: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect().catch((error: unknown) => {
+    throw fromPgError(error, where)
+  })
+  let broken: Error | undefined
+  // A connection lost between two statements errors on the client itself: mark it broken
+  // (the next statement fails and is reported) rather than leave the error unhandled.
+  const onError = (error: Error) => {
+    broken = error
+  }
+  client.on('error', onError)
+  try {
+    await client.query('BEGIN')
+    try {
+      const result = await fn(client)
+      await client.query('COMMIT')
+      return result
+    } catch (error) {
+      await client.query('ROLLBACK').catch((e: unknown) => {
+        broken = e instanceof Error ? e : new Error(String(e))
+      })
+      throw error
+    }
+  } catch (error) {
+    throw fromPgError(error, where)
+  } finally {
+    client.off('error', onError)
+    client.release(broken)
   }
 }

@@ -3,7 +3,7 @@ import type pg from 'pg'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { StorageError } from './errors.js'
 import { foldCall } from './fold.js'
-import { clientConfig, openPostgres, type PostgresPoolOptions } from './pg-connect.js'
+import { clientConfig, openPostgres, type PostgresPoolOptions, transaction } from './pg-connect.js'
 import { fromPgError } from './pg-errors.js'
 import { type LeaderHandlers, type Leadership, PgLeadership } from './pg-leader.js'
 import { type ChangeNote, PgListener, type StoreChangeListener } from './pg-notify.js'
@@ -196,41 +196,10 @@ export class PostgresStore implements Store {
     if (this.closed) throw new StorageError('unavailable', 'storage unavailable: the store is closed')
   }
 
-  /**
-   * Run `fn` in one transaction on one connection; a broken connection is discarded. Driver
-   * failures become StorageErrors; `fn`'s own errors (a decision's refusal) pass unchanged.
-   */
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** Run `fn` in one transaction (see `transaction`). */
+  private tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     this.check()
-    const where = this.target.redacted
-    const client = await this.pool.connect().catch((error: unknown) => {
-      throw fromPgError(error, where)
-    })
-    let broken: Error | undefined
-    // A connection lost between two statements errors on the client itself: mark it broken
-    // (the next statement fails and is reported) rather than leave the error unhandled.
-    const onError = (error: Error) => {
-      broken = error
-    }
-    client.on('error', onError)
-    try {
-      await client.query('BEGIN')
-      try {
-        const result = await fn(client)
-        await client.query('COMMIT')
-        return result
-      } catch (error) {
-        await client.query('ROLLBACK').catch((e: unknown) => {
-          broken = e instanceof Error ? e : new Error(String(e))
-        })
-        throw error
-      }
-    } catch (error) {
-      throw fromPgError(error, where)
-    } finally {
-      client.off('error', onError)
-      client.release(broken)
-    }
+    return transaction(this.pool, this.target.redacted, fn)
   }
 
   /** Serialize every decision on one call across processes, until the transaction ends. */
