@@ -115,10 +115,11 @@ test('a schema-2 database (before post claims) migrates: its posts stay, and cop
   const intent = { ...key, destKey: 'slack:C1', platform: 'slack', ref: { pending: true }, createdAt: 5 }
   await fresh.addPost(intent)
   await fresh.close()
-  // Schema 2 exactly: the posts table without its claim columns.
+  // Schema 2 exactly: the posts table without its claim columns, calls without ended_at.
   const old = new Database(path)
   old.exec(`DROP INDEX posts_claims; ALTER TABLE posts DROP COLUMN claim_owner;
-    ALTER TABLE posts DROP COLUMN claim_until; PRAGMA user_version = 2;`)
+    ALTER TABLE posts DROP COLUMN claim_until; DROP INDEX calls_ended; DROP INDEX audit_at;
+    ALTER TABLE calls DROP COLUMN ended_at; PRAGMA user_version = 2;`)
   old.close()
   const store = new SqliteStore(path)
   try {
