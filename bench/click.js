@@ -3,16 +3,13 @@
 // `askbridge serve` CLI in Slack HTTP mode, SQLite file, default durability); this process is the fake
 // Slack and the clicker. Every askbridge click answers an open question on a real card; the peers get
 // the same signed payloads (same size, same signature check) and only ack.
-import { spawn } from 'node:child_process'
 import { createHmac } from 'node:crypto'
-import { once } from 'node:events'
 import { writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { createInterface } from 'node:readline'
 import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
-import { fmt, pool, summarize, table } from './lib.js'
+import { fmt, pool, startChild, startServe, summarize, table, until } from './lib.js'
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1000)
 const ROUNDS = Number(process.env.BENCH_CLICK_ROUNDS ?? 5)
@@ -23,71 +20,24 @@ const CONCURRENCY = 8
 const CHANNELS = 50
 const channelOf = (i) => `C0BENCH${String(i % CHANNELS).padStart(2, '0')}`
 const GOAL_RATIO = 1.3
-const root = new URL('..', import.meta.url).pathname
-
-async function freePort() {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address()
-  server.close()
-  return port
-}
-
-/** Start a child process; resolve with its URL once it answers. */
-async function startChild(name, args, env, readUrl) {
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  const exited = once(child, 'exit').then(([code]) => {
-    throw new Error(`${name} exited with ${code} before it was ready`)
-  })
-  const url = await Promise.race([readUrl(child), exited])
-  void exited.catch(() => {})
-  return {
-    url,
-    async stop() {
-      if (child.exitCode !== null) return
-      child.kill('SIGTERM')
-      await once(child, 'exit')
-    },
-  }
-}
 
 async function startAskbridge(fake, dir, profileDir) {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
   const routes = Array.from({ length: CHANNELS }, (_, i) => ({
     name: `bench-${i}`,
     match: { route: `bench-${i}` },
     destinations: [{ platform: 'slack', channel: channelOf(i) }],
   }))
   writeFileSync(join(dir, 'routes.json'), JSON.stringify({ routes }))
-  return startChild(
-    'askbridge serve',
-    [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'bin/askbridge.js', 'serve'],
+  return startServe(
     {
-      ASKBRIDGE_PORT: String(port),
       ASKBRIDGE_DB: join(dir, 'click.db'),
-      ASKBRIDGE_LOG_LEVEL: 'warn',
       SLACK_BOT_TOKEN: fake.options.botToken,
       SLACK_SIGNING_SECRET: fake.options.signingSecret,
       SLACK_CHANNEL: channelOf(0),
       ASKBRIDGE_ROUTES: join(dir, 'routes.json'),
       SLACK_API_URL: fake.apiUrl,
     },
-    async () => {
-      for (;;) {
-        try {
-          if ((await fetch(`${url}/healthz`)).ok) return url
-        } catch {
-          // not listening yet
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100))
-      }
-    },
+    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   )
 }
 
@@ -136,14 +86,6 @@ async function clickAll(url, requests) {
     if (res.status !== 200) failed++
   })
   return { latencies, failed }
-}
-
-const until = async (check, what, ms = 60_000) => {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
 }
 
 /** Open `n` blocking asks on askbridge and wait for their cards; the signed clicks that answer them. */

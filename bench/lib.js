@@ -1,4 +1,8 @@
 // Shared measuring tools for the bench sections (see run.js for how a section plugs in).
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { cpus } from 'node:os'
 
 /** The value below which `p` percent of the sorted samples fall (nearest rank). */
@@ -49,4 +53,77 @@ export async function pool(items, limit, task) {
     }
   }
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+}
+
+const root = new URL('..', import.meta.url).pathname
+
+export async function freePort() {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address()
+  server.close()
+  return port
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Poll `check` every 20 ms until it returns something truthy. */
+export async function until(check, what, ms = 60_000) {
+  const end = Date.now() + ms
+  for (;;) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await sleep(20)
+  }
+}
+
+/** Start `node <args>` in the repository; resolve once `readUrl(child)` gives its URL. */
+export async function startChild(name, args, env, readUrl) {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`${name} exited with ${code} before it was ready`)
+  })
+  const url = await Promise.race([readUrl(child), exited])
+  void exited.catch(() => {})
+  return {
+    url,
+    pid: child.pid,
+    async stop() {
+      if (child.exitCode !== null) return
+      child.kill('SIGTERM')
+      await once(child, 'exit')
+    },
+  }
+}
+
+/** `askbridge serve` (the CLI) as its own process on a free port, warnings and errors only. */
+export async function startServe(env, nodeArgs = []) {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  return startChild(
+    'askbridge serve',
+    [...nodeArgs, 'bin/askbridge.js', 'serve'],
+    { ASKBRIDGE_PORT: String(port), ASKBRIDGE_LOG_LEVEL: 'warn', ...env },
+    () =>
+      until(
+        () =>
+          fetch(`${url}/healthz`).then(
+            (res) => res.ok && url,
+            () => false,
+          ),
+        'askbridge serve to listen',
+      ),
+  )
+}
+
+/** Resident set size of a process, in bytes (Linux /proc). */
+export function rssOf(pid) {
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+  return Number(kb) * 1024
 }
