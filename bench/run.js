@@ -34,18 +34,20 @@ const toRun = wanted.length > 0 ? wanted : available
 function previous() {
   const parts = new Map()
   const rows = new Map()
-  if (!existsSync(DOC)) return { parts, rows }
+  if (!existsSync(DOC)) return { parts, rows, full: undefined }
   const text = readFileSync(DOC, 'utf8')
+  const full = /^The last full run \(every section\) took .*$/m.exec(text)?.[0]
   for (const m of text.matchAll(/<!-- bench:([\w-]+) -->\n([\s\S]*?)<!-- \/bench:\1 -->/g))
     parts.set(m[1], m[2])
   for (const line of text.split('\n')) {
     const m = /^\| ([\w-]+) \| /.exec(line)
     if (m && SECTIONS.includes(m[1])) rows.set(m[1], [...(rows.get(m[1]) ?? []), line])
   }
-  return { parts, rows }
+  return { parts, rows, full }
 }
 
-const { parts, rows } = previous()
+const { parts, rows, full } = previous()
+const runStarted = performance.now()
 for (const name of toRun) {
   if (!available.includes(name)) {
     console.error(`section ${name}: bench/${name}.js is missing`)
@@ -75,6 +77,10 @@ for (const name of toRun) {
   }
 }
 
+const fullRun =
+  wanted.length === 0 && available.length === SECTIONS.length
+    ? `The last full run (every section) took ${Math.round((performance.now() - runStarted) / 60_000)} min, ${new Date().toISOString().slice(0, 10)}.`
+    : (full ?? 'No full run (every section) has been written yet.')
 const shown = SECTIONS.filter((name) => parts.has(name))
 const doc = `# Benchmarks
 
@@ -83,6 +89,7 @@ after another). \`npm run bench -- <section> …\` reruns only the named section
 their parts below. Each section names its date, machine and duration; the figures and ratios that a
 goal compares were measured in the same run. Last written ${new Date().toISOString().slice(0, 10)} on
 ${machine()}.
+${fullRun}
 
 ## Goals (issue #14)
 
