@@ -113,6 +113,10 @@ export async function askThroughRestarts(
         down = Date.now()
         delay = 250
         options.onRestart?.(body.callId)
+      } else if (error.code === 'OVERLOADED') {
+        // Too many asks waiting at the bridge; this one was not stored. Ask again shortly.
+        down ??= Date.now()
+        if (Date.now() - down > retryFor) throw error
       } else if (error.code !== 'UNREACHABLE' || down === undefined || Date.now() - down > retryFor) {
         // Unreachable before it ever answered: not a restart, say so at once.
         throw error

@@ -86,6 +86,9 @@ const retention = (fallback: number) =>
     return ms
   })
 
+/** How many asks may wait on HTTP connections at once (ASKBRIDGE_MAX_WAITING_ASKS). */
+export const DEFAULT_MAX_WAITING_ASKS = 5000
+
 /** Every environment variable askbridge reads (see ARCHITECTURE.md, `.env.example`). */
 export const envSchema = z.object({
   ASKBRIDGE_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
@@ -120,6 +123,16 @@ export const envSchema = z.object({
       return z.NEVER
     }
     return ms
+  }),
+  /** Blocking and timed asks (`POST /v1/ask`) waiting at once; more get 503 OVERLOADED. */
+  ASKBRIDGE_MAX_WAITING_ASKS: optionalText.transform((v, ctx) => {
+    if (v === undefined) return DEFAULT_MAX_WAITING_ASKS
+    const n = Number(v)
+    if (!Number.isInteger(n) || n < 1) {
+      ctx.addIssue({ code: 'custom', message: `must be a whole number of asks (1 or more), got "${v}"` })
+      return z.NEVER
+    }
+    return n
   }),
   ASKBRIDGE_AGENT_ID: optionalText.refine((v) => v === undefined || /^[A-Za-z0-9_.:-]{1,64}$/.test(v), {
     message: 'must be 1-64 characters of A-Z a-z 0-9 _ . : -',

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http'
 import { z } from 'zod'
 import { CALL_ID_PATTERN } from '../card/codec.js'
 import type { CardState } from '../card/types.js'
+import { DEFAULT_MAX_WAITING_ASKS } from '../config/env.js'
 import type { Logger } from '../log.js'
 import { UserQuestionError } from '../protocol/errors.js'
 import type { TimedUserQuestionResult } from '../protocol/types.js'
@@ -42,7 +43,12 @@ export interface ApiDeps {
   closing: () => boolean
   /** Track a response that waits (blocking ask, long-poll, SSE) so shutdown can end it. */
   track: (res: ServerResponse, end: () => void) => () => void
+  /** Asks that may wait at once; the excess gets 503 OVERLOADED. @default 5000 */
+  maxWaitingAsks?: number
 }
+
+/** Seconds an overloaded client is told to wait before asking again. */
+const OVERLOADED_RETRY_AFTER_S = 1
 
 /** Register the `/v1` HTTP API (see ARCHITECTURE.md) on a router. */
 export function addApiRoutes(router: Router, deps: ApiDeps): void {
@@ -53,10 +59,40 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     'How HTTP asks ended: answered, pending or an error code.',
   )
 
+  const maxWaiting = deps.maxWaitingAsks ?? DEFAULT_MAX_WAITING_ASKS
+  let waitingAsks = 0
+
   router.add('POST', '/v1/ask', async ({ req, res }) => {
     if (deps.closing())
       throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down; ask again shortly')
     const body = parseBody(askBodySchema, await readJson(req))
+    // Admission: every ask waits on its connection; past the limit the excess is told so with a
+    // code (the question is not stored: ask again later), never left hanging or dropped.
+    if (waitingAsks >= maxWaiting) {
+      results({ result: 'OVERLOADED' })
+      sendJson(
+        res,
+        503,
+        {
+          error: {
+            name: 'HttpError',
+            code: 'OVERLOADED',
+            message: `${maxWaiting} asks are already waiting (ASKBRIDGE_MAX_WAITING_ASKS); this one was not taken, ask again shortly`,
+          },
+        },
+        { 'retry-after': String(OVERLOADED_RETRY_AFTER_S) },
+      )
+      return
+    }
+    waitingAsks++
+    try {
+      await waitForAsk(body, res)
+    } finally {
+      waitingAsks--
+    }
+  })
+
+  const waitForAsk = async (body: z.infer<typeof askBodySchema>, res: ServerResponse): Promise<void> => {
     if (!Array.isArray(body.questions)) {
       throw new UserQuestionError('BAD_QUESTION', 'questions must be an array of question objects')
     }
@@ -111,7 +147,7 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     } finally {
       untrack()
     }
-  })
+  }
 
   router.add('GET', '/v1/questions', async ({ url, res }) => {
     const { limit, afterSeq } = pageParams(url)

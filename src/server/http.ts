@@ -54,6 +54,11 @@ export interface HttpServerOptions {
   heartbeatMs?: number
   /** Hook requests without `?timeout=` answer "no decision" before this (ASKBRIDGE_HOOK_TIMEOUT). @default 55000 */
   hookTimeoutMs?: number
+  /**
+   * Asks (`POST /v1/ask`) that may wait at once; the excess gets 503 OVERLOADED
+   * (ASKBRIDGE_MAX_WAITING_ASKS). @default 5000
+   */
+  maxWaitingAsks?: number
   /** Inbox sign-in: with it, /inbox needs a session (not the API token or a loopback Host). */
   signIn?: InboxGate
   /** Claude Code `Notification` / `Stop` hooks: post a notice where the route opts in. */
@@ -140,7 +145,10 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       return () => waiting.delete(res)
     },
   }
-  addApiRoutes(router, apiDeps)
+  addApiRoutes(router, {
+    ...apiDeps,
+    ...(options.maxWaitingAsks === undefined ? {} : { maxWaitingAsks: options.maxWaitingAsks }),
+  })
   addHookRoutes(router, {
     ...apiDeps,
     ...(options.hookTimeoutMs === undefined ? {} : { hookTimeoutMs: options.hookTimeoutMs }),
@@ -283,7 +291,9 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
     listen(port, host) {
       return new Promise((resolve, reject) => {
         server.once('error', reject)
-        server.listen(port, host, () => {
+        // A long accept queue: a burst of thousands of connections is answered (maybe with 503
+        // OVERLOADED), not dropped by the kernel (which caps it at net.core.somaxconn).
+        server.listen({ port, host, backlog: 4096 }, () => {
           server.off('error', reject)
           const addr = server.address() as AddressInfo
           const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
