@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { z } from 'zod'
 
 /** A change another process committed to the shared database. */
 export interface StoreChange {
@@ -16,13 +17,31 @@ export interface StoreChange {
  */
 export type StoreChangeListener = (change: StoreChange | { kind: 'resync' }) => void
 
-/** The wire form of a notification: short keys, the sender's instance id in `o`. */
-export interface ChangeNote {
-  o: string
-  a: string
-  c: string
-  k: 'e' | 'c'
-  t?: string
+/**
+ * The wire form of a notification: short keys (NOTIFY payloads are limited to 8000 bytes), the
+ * sender's instance id in `o`. Anything else on the channel (another release, a stray NOTIFY by
+ * hand) fails the schema and is ignored: the periodic re-check covers whatever it meant.
+ */
+const changeNote = z.object({
+  o: z.string(),
+  a: z.string(),
+  c: z.string(),
+  k: z.enum(['e', 'c']),
+  t: z.string().optional(),
+})
+
+export type ChangeNote = z.infer<typeof changeNote>
+
+/** A notification payload as a change, or undefined when it is not one of ours. */
+export function parseNote(payload: string): ChangeNote | undefined {
+  let json: unknown
+  try {
+    json = JSON.parse(payload)
+  } catch {
+    return undefined
+  }
+  const parsed = changeNote.safeParse(json)
+  return parsed.success ? parsed.data : undefined
 }
 
 /**
@@ -75,13 +94,8 @@ export class PgListener {
     const client = new pg.Client(this.config)
     client.on('notification', (message) => {
       if (message.channel !== this.channel || !message.payload) return
-      let note: ChangeNote
-      try {
-        note = JSON.parse(message.payload) as ChangeNote
-      } catch {
-        return
-      }
-      if (note.o === this.self) return
+      const note = parseNote(message.payload)
+      if (!note || note.o === this.self) return
       this.emit({
         agentId: note.a,
         callId: note.c,

@@ -58,6 +58,25 @@ describe('PostgreSQL: several processes on one database', () => {
     expect(seenByA).toEqual([{ ...key, kind: 'card' }])
   })
 
+  it('a notification that is not a change of ours is ignored; the next one still arrives', async () => {
+    const a = await open()
+    const b = await open()
+    const seen: Array<StoreChange | { kind: 'resync' }> = []
+    b.watch((c) => seen.push(c))
+    await b.watching()
+    // Garbage, JSON of the wrong shape, and an unknown kind, sent on the schema's channel in order
+    // before a real change: delivered in commit order, so all of them were handled when it arrives.
+    for (const payload of [
+      'not json',
+      '{"o":"x","a":1,"c":"c","k":"e"}',
+      '{"o":"x","a":"a","c":"c","k":"z"}',
+    ])
+      await schema?.query('SELECT pg_notify($1, $2)', [b.channel, payload])
+    await a.casCard(key, 0, { status: 'open' })
+    await until(() => seen.length >= 1, 'the real change')
+    expect(seen).toEqual([{ ...key, kind: 'card' }])
+  })
+
   it('a lost listening connection comes back by itself and says resync', async () => {
     const app = `askbridge-listen-${process.pid}-${Date.now()}`
     const a = await open()
