@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { CardHost, ChatAdapter, Destination, Notice } from '../../src/answerer/adapter.js'
-import { isLive } from '../../src/card/apply.js'
+import { FINISHED_STATUSES, LIVE_STATUSES } from '../../src/card/apply.js'
 import { cardRef } from '../../src/card/codec.js'
-import type { CardAction, CardState, Person } from '../../src/card/types.js'
+import type { CardAction, CardState, CardStatus, Person } from '../../src/card/types.js'
 import { type Logger, silentLogger } from '../../src/log.js'
 import { describeZodError } from '../../src/protocol/schemas.js'
 import { readJson, sendJson as send } from '../../src/server/body.js'
@@ -25,6 +25,7 @@ import type {
   WebMe,
   WebNotice,
 } from './client/types.js'
+import { feedParams, settledPage } from './feed.js'
 import { INBOX_CSP, inboxPage } from './page.js'
 import { TOOL_PAGE_CSP, toolInputPage } from './tool-page.js'
 import { cardToWebView } from './view.js'
@@ -38,7 +39,7 @@ export interface WebAdapterOptions {
    * it, also after a restart. Without a store it shows the cards it was given since it started.
    */
   store?: Pick<Store, 'getCard' | 'listCards' | 'listPosts' | 'findCards' | 'listAudit'>
-  /** How many finished cards the inbox keeps showing. @default 30 */
+  /** How many finished cards one page of the inbox's settled list shows ("Show older" loads the next). @default 30 */
   recentLimit?: number
   /** SSE heartbeat interval. @default 15000 */
   heartbeatMs?: number
@@ -95,7 +96,7 @@ export class WebAdapter implements ChatAdapter {
       })
       .add('GET', '/inbox', ({ res }) => this.page(res))
       .add('GET', '/inbox/client/:file', ({ res, params }) => serveClientFile(res, params.file ?? ''))
-      .add('GET', '/inbox/api/cards', ({ res }) => this.listCards(res))
+      .add('GET', '/inbox/api/cards', ({ res, url }) => this.listCards(res, url))
       .add('GET', '/inbox/api/me', ({ req, res }) => this.me(req, res))
       .add('GET', '/inbox/api/notices', ({ res }) =>
         send(res, 200, { notices: this.notices } satisfies WebFyiList),
@@ -215,24 +216,31 @@ export class WebAdapter implements ChatAdapter {
     send(res, 200, me, { 'cache-control': 'no-store' })
   }
 
-  private async listCards(res: ServerResponse): Promise<void> {
-    const list: WebCardList = { cards: await this.visibleCards() }
+  /**
+   * The cards the page shows: every live card posted to the inbox plus the newest page of finished
+   * ones; with `?cursor=` (a previous `nextCursor`) only the next, older page of finished cards.
+   */
+  private async listCards(res: ServerResponse, url: URL): Promise<void> {
+    const { limit, after } = feedParams(url, this.recentLimit)
+    const live = after ? [] : await this.cardsWith(LIVE_STATUSES)
+    const page = await settledPage(
+      await this.cardsWith(FINISHED_STATUSES),
+      (card) => this.postedHere(card),
+      limit,
+      after,
+    )
+    const shown: WebCardView[] = []
+    for (const c of live) if (await this.postedHere(c.state)) shown.push(cardToWebView(c.state, c.version))
+    for (const c of page.cards) shown.push(cardToWebView(c.state, c.version))
+    const list: WebCardList = { cards: shown, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
     send(res, 200, list)
   }
 
-  /** Live cards posted to the inbox, plus the most recently finished ones. */
-  async visibleCards(): Promise<WebCardView[]> {
-    const all = this.store ? await this.store.listCards<CardState>() : [...this.seen.values()]
-    const live = all.filter((c) => isLive(c.state))
-    const finished = all
-      .filter((c) => !isLive(c.state))
-      .sort((a, b) => (b.state.answeredAt ?? b.state.createdAt) - (a.state.answeredAt ?? a.state.createdAt))
-      .slice(0, this.recentLimit)
-    const shown: WebCardView[] = []
-    for (const c of [...live, ...finished]) {
-      if (await this.postedHere(c.state)) shown.push(cardToWebView(c.state, c.version))
-    }
-    return shown
+  private async cardsWith(statuses: readonly CardStatus[]) {
+    if (this.store) return this.store.listCards<CardState>({ statuses: [...statuses] })
+    return [...this.seen.values()]
+      .filter((c) => statuses.includes(c.state.status))
+      .map((c) => ({ ...c, agentId: c.state.agentId, callId: c.state.callId }))
   }
 
   private async postedHere(key: CallKey): Promise<boolean> {

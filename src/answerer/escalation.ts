@@ -1,4 +1,4 @@
-import { isLive } from '../card/apply.js'
+import { isLive, LIVE_STATUSES } from '../card/apply.js'
 import type { CardState, Destination } from '../card/types.js'
 import type { Logger } from '../log.js'
 import type { CallKey, Store } from '../store/types.js'
@@ -22,7 +22,7 @@ export interface EscalationDeps {
 export async function escalate(deps: EscalationDeps): Promise<void> {
   const { store, now, log } = deps
   // Only live cards: the work grows with open questions, not with history.
-  const cards = await store.listCards<CardState>({ statuses: ['open', 'continued'] })
+  const cards = await store.listCards<CardState>({ statuses: [...LIVE_STATUSES] })
   for (const { agentId, callId, state } of cards) {
     const key = { agentId, callId }
     if (!isLive(state) || !state.escalation) continue

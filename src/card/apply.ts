@@ -5,6 +5,7 @@ import type {
   ApplyResult,
   CardKind,
   CardState,
+  CardStatus,
   Interaction,
   Person,
   QuestionDraft,
@@ -71,9 +72,13 @@ function presetDrafts(form: FormSpec): Record<string, QuestionDraft> {
   return drafts
 }
 
+/** The statuses of a card that still takes answers, and of a finished one. */
+export const LIVE_STATUSES: readonly CardStatus[] = ['open', 'continued']
+export const FINISHED_STATUSES: readonly CardStatus[] = ['answered', 'cancelled', 'elsewhere']
+
 /** A card that still takes answers. */
 export function isLive(card: CardState): boolean {
-  return card.status === 'open' || card.status === 'continued'
+  return LIVE_STATUSES.includes(card.status)
 }
 
 type Who = Pick<Person, 'platform' | 'userId' | 'identity'>

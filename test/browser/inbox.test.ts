@@ -6,7 +6,7 @@ import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { MIGRATION_PLAN, NESTED_PLAN } from '../fixtures/plans.js'
 import { fixture, httpHook } from '../helpers/claude-code.js'
-import { request, startBridge, type TestBridge, until } from '../server/helpers.js'
+import { act, cardPosted, request, startBridge, type TestBridge, until } from '../server/helpers.js'
 
 // Screenshots kept as test artifacts for a human to look at (test-results/ is gitignored).
 const SHOTS = fileURLToPath(new URL('../../test-results/', import.meta.url))
@@ -448,5 +448,33 @@ test('a notice without buttons (Claude Code waiting) shows live as text, and aga
     await tab.close()
     await watched.close()
     rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('the settled list shows the newest 30 cards; "Show older" loads the rest', async () => {
+  const paged = await startBridge()
+  const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } })
+  try {
+    const q = { id: 'go', question: 'Go?', options: [{ label: 'Yes' }] }
+    for (let i = 0; i < 32; i++) {
+      const asking = request(paged.url, 'POST', '/v1/ask', { callId: `old-${i}`, questions: [q] })
+      await cardPosted(paged.url, `old-${i}`)
+      await act(paged.url, `old-${i}`, { type: 'choose', questionId: 'go', label: 'Yes' })
+      await asking
+    }
+    await tab.goto(`${paged.url}/inbox`)
+    const settled = tab.locator('article.settled')
+    const older = tab.locator('button[data-older]')
+    await older.waitFor()
+    expect(await settled.count()).toBe(30)
+    // The oldest two are on the next page.
+    expect(await tab.locator('article[data-call-id="old-0"], article[data-call-id="old-1"]').count()).toBe(0)
+    await older.click()
+    await until(async () => (await settled.count()) === 32, 'older cards shown')
+    expect(await older.count()).toBe(0)
+    expect(await tab.locator('h2.section', { hasText: 'Settled (32)' }).count()).toBe(1)
+  } finally {
+    await tab.close()
+    await paged.close()
   }
 })

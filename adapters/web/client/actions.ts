@@ -1,8 +1,8 @@
 /** What the page sends: card actions, and the heartbeat that keeps a "Take my time" hold. */
 import { newId } from './dom.js'
 import { iHold, personBody, writeHeaders } from './session.js'
-import { cards, changed, keyOf, notices, upsert } from './store.js'
-import type { WebActionReply, WebCardView } from './types.js'
+import { addOlder, cards, changed, keyOf, notices, olderCursor, upsert } from './store.js'
+import type { WebActionReply, WebCardList, WebCardView } from './types.js'
 
 /** A card action as the server's action schema takes it (adapters/web/actions.ts). */
 export type WebAction = { type: string } & Record<string, unknown>
@@ -53,4 +53,13 @@ export function renewHolds(): void {
       body: JSON.stringify({ person: personBody() }),
     }).catch(() => {})
   })
+}
+
+/** "Show older": the next page of settled cards, after the last one shown. */
+export async function loadOlder(): Promise<void> {
+  if (olderCursor === undefined) return
+  const res = await fetch(`/inbox/api/cards?cursor=${encodeURIComponent(olderCursor)}`)
+  if (!res.ok) throw new Error(`HTTP ${res.status}`)
+  const data = (await res.json()) as WebCardList
+  addOlder(data.cards, data.nextCursor)
 }

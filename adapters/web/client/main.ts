@@ -17,7 +17,7 @@ async function load(): Promise<void> {
   const data = (await res.json()) as WebCardList
   const notes = await fetch('/inbox/api/notices')
   if (notes.ok) setFyis(((await notes.json()) as WebFyiList).notices)
-  replaceAll(data.cards)
+  replaceAll(data.cards, data.nextCursor)
 }
 
 function connect(): void {

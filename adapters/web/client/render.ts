@@ -3,10 +3,10 @@
  * Every piece of agent text is set with textContent; only the server's escaped markdown
  * (`detailHtml`) goes in as HTML.
  */
-import { act } from './actions.js'
+import { act, loadOlder } from './actions.js'
 import { ago, fmt, h } from './dom.js'
 import { iHold } from './session.js'
-import { cards, changed, fyis, inputKey, inputs, keyOf, notices } from './store.js'
+import { cards, changed, fyis, inputKey, inputs, keyOf, notices, olderCursor } from './store.js'
 import type { WebCardView, WebControl, WebQuestionView } from './types.js'
 
 function textBox(cardKey: string, qid: string, what: string, placeholder: string, multiline: boolean) {
@@ -330,7 +330,25 @@ export function renderAll(): void {
   )
   main.appendChild(section('Waiting for an answer', open, empty))
   if (fyis.length) main.appendChild(noticeSection())
-  if (done.length) main.appendChild(section('Settled', done.slice(0, 30)))
+  if (done.length) main.appendChild(section('Settled', done))
+  if (olderCursor !== undefined) {
+    // The settled list is paged: older finished cards load on request.
+    const more: HTMLButtonElement = h(
+      'button',
+      {
+        className: 'link older',
+        'data-older': 'true',
+        onclick: () => {
+          more.disabled = true
+          loadOlder().catch(() => {
+            more.disabled = false
+          })
+        },
+      },
+      'Show older',
+    )
+    main.appendChild(more)
+  }
   document.title = `${open.length ? `(${open.length}) ` : ''}askbridge inbox`
   if (key) {
     const again = main.querySelector<HTMLInputElement | HTMLTextAreaElement>(

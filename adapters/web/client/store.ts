@@ -37,17 +37,33 @@ export function inputKey(cardKey: string, questionId: string, what: string): str
   return `${cardKey}\u0000${questionId}\u0000${what}`
 }
 
-/** Take a card view, unless it is older than the one shown (an out-of-order update). */
-export function upsert(view: WebCardView): void {
+/** Keep a card view, unless it is older than the one shown (an out-of-order update). */
+function take(view: WebCardView): void {
   const cur = cards.get(keyOf(view))
   if (cur && cur.version !== undefined && view.version !== undefined && view.version < cur.version) return
   cards.set(keyOf(view), view)
+}
+
+/** Where the settled list continues (older finished cards), while there are more to show. */
+export let olderCursor: string | undefined
+
+/** One card changed (an action's reply, a live update). */
+export function upsert(view: WebCardView): void {
+  take(view)
   changed()
 }
 
-/** Replace every card with a fresh list from the server. */
-export function replaceAll(list: WebCardView[]): void {
+/** Replace every card with the server's list (live cards and the newest settled page). */
+export function replaceAll(list: WebCardView[], next: string | undefined): void {
   cards = new Map(list.map((c) => [keyOf(c), c]))
+  olderCursor = next
+  changed()
+}
+
+/** The next, older page of settled cards ("Show older"). */
+export function addOlder(list: WebCardView[], next: string | undefined): void {
+  for (const view of list) take(view)
+  olderCursor = next
   changed()
 }
 

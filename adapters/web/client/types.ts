@@ -81,9 +81,13 @@ export type WebMe =
   | { signedIn: true; userId: string; name: string; email: string; csrf: string }
   | { signedIn: false }
 
-/** `GET /inbox/api/cards`. */
+/**
+ * `GET /inbox/api/cards`: live cards and the newest page of finished ones; with `?cursor=`, the
+ * next (older) page of finished cards only. `nextCursor` is there when older ones follow.
+ */
 export interface WebCardList {
   cards: WebCardView[]
+  nextCursor?: string
 }
 
 /** `POST /inbox/api/cards/:callId/actions`: the outcome, with the card as it is now. */

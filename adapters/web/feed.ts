@@ -1,0 +1,86 @@
+import { z } from 'zod'
+import type { CardState } from '../../src/card/types.js'
+import { HttpError } from '../../src/server/errors.js'
+import { callKeyString } from '../../src/store/fold.js'
+import type { CallKey, VersionedCard } from '../../src/store/types.js'
+
+/** The most finished cards one page of the inbox's settled list may ask for. */
+export const MAX_SETTLED_PAGE = 100
+
+type Card = VersionedCard<CardState> & CallKey
+
+/** Where a finished card sits in the settled list: newest first, then by call key. */
+interface Position {
+  t: number
+  k: string
+}
+
+const positionOf = (card: CardState): Position => ({
+  t: card.answeredAt ?? card.createdAt,
+  k: callKeyString(card),
+})
+
+/** True when `a` comes before `b` in the settled list. */
+const before = (a: Position, b: Position) => a.t > b.t || (a.t === b.t && a.k < b.k)
+
+const cursorSchema = z
+  .string()
+  .max(400)
+  .regex(/^[A-Za-z0-9_-]+$/)
+  .transform((c, ctx) => {
+    try {
+      return JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as unknown
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not a cursor' })
+      return z.NEVER
+    }
+  })
+  .pipe(z.strictObject({ t: z.number().int().nonnegative(), k: z.string().min(1).max(200) }))
+
+const limitSchema = z.coerce.number().int().min(1).max(MAX_SETTLED_PAGE)
+
+/** An opaque cursor: the settled list continues after this card. */
+function encodeCursor(p: Position): string {
+  return Buffer.from(JSON.stringify(p), 'utf8').toString('base64url')
+}
+
+/** `?limit=` and `?cursor=` of `GET /inbox/api/cards`, validated (400 BAD_REQUEST otherwise). */
+export function feedParams(url: URL, defaultLimit: number): { limit: number; after?: Position } {
+  const rawLimit = url.searchParams.get('limit')
+  const limit =
+    rawLimit === null ? { success: true as const, data: defaultLimit } : limitSchema.safeParse(rawLimit)
+  if (!limit.success)
+    throw new HttpError(400, 'BAD_REQUEST', `limit must be a whole number from 1 to ${MAX_SETTLED_PAGE}`)
+  const rawCursor = url.searchParams.get('cursor')
+  if (rawCursor === null) return { limit: limit.data }
+  const cursor = cursorSchema.safeParse(rawCursor)
+  if (!cursor.success)
+    throw new HttpError(400, 'BAD_REQUEST', 'cursor is not one this inbox gave out (use nextCursor as is)')
+  return { limit: limit.data, after: cursor.data }
+}
+
+/**
+ * One page of finished cards, newest first, after `after`: up to `limit` that `shown` accepts
+ * (posted to the inbox), and a cursor when more follow.
+ */
+export async function settledPage(
+  finished: Card[],
+  shown: (card: CardState) => Promise<boolean>,
+  limit: number,
+  after?: Position,
+): Promise<{ cards: Card[]; nextCursor?: string }> {
+  const ordered = finished
+    .map((card) => ({ card, at: positionOf(card.state) }))
+    .filter((c) => after === undefined || before(after, c.at))
+    .sort((a, b) => (before(a.at, b.at) ? -1 : before(b.at, a.at) ? 1 : 0))
+  const page: Array<{ card: Card; at: Position }> = []
+  for (const c of ordered) {
+    if (!(await shown(c.card.state))) continue
+    if (page.length === limit) {
+      const last = page.at(-1)
+      return { cards: page.map((p) => p.card), ...(last ? { nextCursor: encodeCursor(last.at) } : {}) }
+    }
+    page.push(c)
+  }
+  return { cards: page.map((p) => p.card) }
+}
