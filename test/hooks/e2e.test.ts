@@ -486,3 +486,175 @@ describe('reasons on approvals', () => {
     expect(run.stderr).toContain('askbridge: rejected by Grace: tests are red')
   })
 })
+
+/**
+ * Every event and every reviewer action, through the HTTP hook and the command hook, acted on in
+ * the fake Slack and in the fake Discord (all four pairings): each gives the one exact answer,
+ * so the CLI and HTTP paths give the same decision for the same request.
+ */
+describe('every event, action, hook and surface', () => {
+  type Surface = 'slack' | 'discord'
+  type Hook = 'http' | 'command'
+  const REASON = 'not during the freeze'
+  const by: Record<Surface, string> = { slack: 'Grace', discord: 'Linus' }
+
+  const use = (on: Surface, callId: string, ref: Omit<ComponentRef, 'callId' | 'agent'>) =>
+    on === 'slack' ? slackUse(callId, ref) : discordClick(callId, ref)
+
+  /** Open the reason form of Approve or Reject and send it with `REASON`. */
+  async function withReason(on: Surface, callId: string, verb: 'approve' | 'reject') {
+    if (on === 'slack') {
+      await slackUse(callId, { verb, q: 0 })
+      const view = await until(() => slack.openViewOf(grace.id), 'the reason form')
+      await slack.submitView(grace.id, view.id, { answer: { text: REASON } })
+      return
+    }
+    const opened = await discordClick(callId, { verb, q: 0 })
+    await waitResponded(await discord.submitModal(opened, REASON, linus))
+  }
+
+  const always = {
+    hookSpecificOutput: {
+      hookEventName: 'PermissionRequest',
+      decision: {
+        behavior: 'allow',
+        updatedPermissions: [
+          {
+            type: 'addRules',
+            rules: [{ toolName: 'Bash', ruleContent: 'rm -rf node_modules' }],
+            behavior: 'allow',
+            destination: 'localSettings',
+          },
+        ],
+      },
+    },
+  }
+  const preToolUse = (permissionDecision: string, permissionDecisionReason: string) => ({
+    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision, permissionDecisionReason },
+  })
+  const elicitation = (result: Record<string, unknown>) => ({
+    hookSpecificOutput: { hookEventName: 'Elicitation', ...result },
+  })
+
+  interface Case {
+    fixture: string
+    act: (on: Surface, callId: string) => Promise<unknown>
+    expected: (on: Surface) => unknown
+  }
+  const cases: Record<string, Case> = {
+    'PermissionRequest, Approve -> allow': {
+      fixture: 'permission-request-bash',
+      act: (on, id) => use(on, id, { verb: 'approve' }),
+      expected: () => allow,
+    },
+    'PermissionRequest, Reject with a reason -> deny with it': {
+      fixture: 'permission-request-bash',
+      act: (on, id) => withReason(on, id, 'reject'),
+      expected: () => ({
+        hookSpecificOutput: {
+          hookEventName: 'PermissionRequest',
+          decision: { behavior: 'deny', message: REASON },
+        },
+      }),
+    },
+    'PermissionRequest, Always approve -> allow plus the rule': {
+      fixture: 'permission-request-bash',
+      act: (on, id) => use(on, id, { verb: 'always' }),
+      expected: () => always,
+    },
+    'PreToolUse, Approve -> allow naming who': {
+      fixture: 'pre-tool-use-bash',
+      act: (on, id) => use(on, id, { verb: 'approve' }),
+      expected: (on) => preToolUse('allow', `Approved by ${by[on]} in askbridge.`),
+    },
+    'PreToolUse, Reject with a reason -> deny with it': {
+      fixture: 'pre-tool-use-bash',
+      act: (on, id) => withReason(on, id, 'reject'),
+      expected: () => preToolUse('deny', REASON),
+    },
+    'Elicitation, a choice, the optional email skipped, Submit -> accept with typed content': {
+      fixture: 'elicitation-form',
+      act: async (on, id) => {
+        await use(on, id, { verb: 'choose', q: 0, o: 1 })
+        await use(on, id, { verb: 'skip', q: 2 })
+        await use(on, id, { verb: 'submit' })
+      },
+      expected: () => elicitation({ action: 'accept', content: { environment: 'prod', notify: true } }),
+    },
+    'Elicitation, Decline and Submit -> decline': {
+      fixture: 'elicitation-form',
+      act: async (on, id) => {
+        await use(on, id, { verb: 'choose', q: 3, o: 1 })
+        await use(on, id, { verb: 'submit' })
+      },
+      expected: () => elicitation({ action: 'decline' }),
+    },
+    'Elicitation, cancelled -> cancel': {
+      fixture: 'elicitation-form',
+      act: async (_on, id) => {
+        expect((await fetch(`${tb.url}/v1/questions/${id}`, { method: 'DELETE' })).status).toBe(200)
+      },
+      expected: () => elicitation({ action: 'cancel' }),
+    },
+  }
+  const pairings: Array<[Hook, Surface]> = [
+    ['http', 'slack'],
+    ['http', 'discord'],
+    ['command', 'slack'],
+    ['command', 'discord'],
+  ]
+  const run = async (hook: Hook, payload: unknown, timeout = 60): Promise<unknown> =>
+    hook === 'http'
+      ? (await httpHook(payload, `timeout=${timeout}`)).body
+      : (await commandHook(payload, ['--timeout', String(timeout)])).body
+
+  for (const [name, c] of Object.entries(cases)) {
+    it.each(pairings)(`${name}: the %s hook, acted on in %s`, async (hook, on) => {
+      const answer = run(hook, fixture(c.fixture))
+      const card = await nextCard()
+      await c.act(on, card.callId)
+      expect(await answer).toEqual(c.expected(on))
+    })
+  }
+
+  it.each(['permission-request-bash', 'pre-tool-use-bash', 'elicitation-form'])(
+    '%s: nobody decides before the hook timeout -> {} through both hooks',
+    async (name) => {
+      const viaHttp = run('http', fixture(name), 2)
+      await nextCard()
+      const viaCommand = run('command', fixture(name), 2)
+      await nextCard()
+      expect(await viaHttp).toEqual({})
+      expect(await viaCommand).toEqual({})
+    },
+  )
+
+  it('a $ref, or an unknown event through the command hook: refused by name, nothing posted anywhere', async () => {
+    const cards = (await tb.bridge.store.listCards()).length
+    const slackPosts = slack.messages.size
+    const discordPosts = discord.channelMessages().length
+    const withRef = fixture('elicitation-form')
+    withRef.requested_schema = {
+      type: 'object',
+      properties: { region: { $ref: '#/$defs/region' } },
+      $defs: { region: { type: 'string' } },
+    }
+    const viaHttp = await httpHook(withRef)
+    expect(viaHttp.status).toBe(400)
+    const refused = (viaHttp.body as { error: { code: string; message: string } }).error
+    expect(refused.code).toBe('UNSUPPORTED_SCHEMA')
+    expect(refused.message).toContain('$ref')
+    const viaCommand = await commandHook(withRef)
+    expect(viaCommand.code).toBe(1)
+    expect(viaCommand.stderr).toContain(`UNSUPPORTED_SCHEMA: ${refused.message}`)
+    const unknown = await commandHook({ session_id: 's', hook_event_name: 'SessionStart', source: 'startup' })
+    expect(unknown).toEqual({
+      code: 1,
+      stderr: expect.stringContaining('UNSUPPORTED_HOOK: hook_event_name "SessionStart" is not supported'),
+      body: undefined,
+    })
+    expect((await tb.bridge.store.listCards()).length).toBe(cards)
+    expect(slack.messages.size).toBe(slackPosts)
+    expect(discord.channelMessages().length).toBe(discordPosts)
+  })
+})
