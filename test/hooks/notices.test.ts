@@ -122,30 +122,44 @@ const counts = async () => ({
 })
 
 describe('Notification and Stop notices', () => {
-  it('a Notification through the HTTP hook: an FYI in Slack, Discord and the inbox, answered {}', async () => {
-    const before = await counts()
-    expect(await httpHook(tb.url, fixture('notification'))).toEqual({ status: 200, body: {} })
-    await expectPosted(before, 'Permission needed', 'Claude needs your permission to use Bash')
-    expect(slack.mentions).toEqual([])
-    const audit = await noticeAudit()
-    expect(audit.at(-1)).toMatchObject({
-      agentId: 'claude-code:abc123',
-      detail: {
-        event: 'Notification',
-        route: 'watched',
-        title: 'Permission needed',
-        text: 'Claude needs your permission to use Bash',
-        posted: [`slack:${SLACK_CHANNEL}:`, `discord:${discord.channelId}:`, 'web::'],
-      },
-    })
-  })
-
-  it('a Stop through the command hook: the same FYI, exit 0 with {}', async () => {
-    const before = await counts()
-    expect(await commandHook(tb.url, cwd, fixture('stop'))).toEqual({ code: 0, stderr: '', body: {} })
-    await expectPosted(before, 'Claude Code finished its turn', "I've finished the refactor; all tests pass.")
-    expect((await noticeAudit()).at(-1)?.detail).toMatchObject({ event: 'Stop', route: 'watched' })
-  })
+  const shown = {
+    notification: {
+      event: 'Notification',
+      title: 'Permission needed',
+      text: 'Claude needs your permission to use Bash',
+    },
+    stop: {
+      event: 'Stop',
+      title: 'Claude Code finished its turn',
+      text: "I've finished the refactor; all tests pass.",
+    },
+  }
+  it.each([
+    ['notification', 'http'],
+    ['notification', 'command'],
+    ['stop', 'http'],
+    ['stop', 'command'],
+  ] as const)(
+    '%s through the %s hook: an FYI in Slack, Discord and the inbox, answered {}',
+    async (name, hook) => {
+      const before = await counts()
+      if (hook === 'http') expect(await httpHook(tb.url, fixture(name))).toEqual({ status: 200, body: {} })
+      else expect(await commandHook(tb.url, cwd, fixture(name))).toEqual({ code: 0, stderr: '', body: {} })
+      const { event, title, text } = shown[name]
+      await expectPosted(before, title, text)
+      expect(slack.mentions).toEqual([])
+      expect((await noticeAudit()).at(-1)).toMatchObject({
+        agentId: 'claude-code:abc123',
+        detail: {
+          event,
+          route: 'watched',
+          title,
+          text,
+          posted: [`slack:${SLACK_CHANNEL}:`, `discord:${discord.channelId}:`, 'web::'],
+        },
+      })
+    },
+  )
 
   it('agent text pings nobody and injects no markup on any surface', async () => {
     const before = await counts()
