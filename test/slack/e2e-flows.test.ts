@@ -234,8 +234,11 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
     expect(JSON.stringify(rig.fake.messagesOf('slow')[0]?.blocks)).toMatch(/<!date\^\d+\^[^|]+\|[^>]+UTC>/)
     await press('slow', 'ann', 'hold')
     await until(() => rig.text('slow').includes('@Ann is taking their time'), 'holder shown')
-    // Well past the 400 ms window: still waiting, because Ann holds it.
-    await new Promise((r) => setTimeout(r, 700))
+    // A witness asked now with the same 400 ms window: once its window has closed (it comes back
+    // pending), so has the held question's, which still waits because Ann holds it.
+    const witness = b.service.askTimed({ questions: [colour], agent: b.agent() }, 'witness', 400)
+    expect(await witness).toEqual({ pending: true, callId: 'witness' })
+    expect((await b.chat.host.getCard({ callId: 'slow' }))?.status).toBe('open')
     await press('slow', 'ann', 'choose', 0, 0)
     expect(await result).toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
   })
