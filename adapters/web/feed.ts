@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { CardState } from '../../src/card/types.js'
-import { HttpError } from '../../src/server/errors.js'
+import { pageQuery } from '../../src/server/query.js'
 import { callKeyString } from '../../src/store/fold.js'
 import type { CallKey, VersionedCard } from '../../src/store/types.js'
 
@@ -37,8 +37,6 @@ const cursorSchema = z
   })
   .pipe(z.strictObject({ t: z.number().int().nonnegative(), k: z.string().min(1).max(200) }))
 
-const limitSchema = z.coerce.number().int().min(1).max(MAX_SETTLED_PAGE)
-
 /** An opaque cursor: the settled list continues after this card. */
 function encodeCursor(p: Position): string {
   return Buffer.from(JSON.stringify(p), 'utf8').toString('base64url')
@@ -46,17 +44,8 @@ function encodeCursor(p: Position): string {
 
 /** `?limit=` and `?cursor=` of `GET /inbox/api/cards`, validated (400 BAD_REQUEST otherwise). */
 export function feedParams(url: URL, defaultLimit: number): { limit: number; after?: Position } {
-  const rawLimit = url.searchParams.get('limit')
-  const limit =
-    rawLimit === null ? { success: true as const, data: defaultLimit } : limitSchema.safeParse(rawLimit)
-  if (!limit.success)
-    throw new HttpError(400, 'BAD_REQUEST', `limit must be a whole number from 1 to ${MAX_SETTLED_PAGE}`)
-  const rawCursor = url.searchParams.get('cursor')
-  if (rawCursor === null) return { limit: limit.data }
-  const cursor = cursorSchema.safeParse(rawCursor)
-  if (!cursor.success)
-    throw new HttpError(400, 'BAD_REQUEST', 'cursor is not one this inbox gave out (use nextCursor as is)')
-  return { limit: limit.data, after: cursor.data }
+  const { limit, cursor } = pageQuery(url, { defaultLimit, maxLimit: MAX_SETTLED_PAGE, cursor: cursorSchema })
+  return cursor === undefined ? { limit } : { limit, after: cursor }
 }
 
 /**

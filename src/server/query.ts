@@ -9,7 +9,6 @@ import { HttpError } from './errors.js'
 export const DEFAULT_PAGE = 100
 export const MAX_PAGE = 1000
 
-const limitSchema = z.coerce.number().int().min(1).max(MAX_PAGE)
 const cursorSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,40}$/)
@@ -22,19 +21,37 @@ export function encodeCursor(settledSeq: number): string {
   return Buffer.from(`s${settledSeq}`, 'utf8').toString('base64url')
 }
 
-/** `?limit=` (1-1000, default 100) and `?cursor=` (from the previous page's `nextCursor`). */
-export function pageParams(url: URL): { limit: number; afterSeq?: number } {
+/**
+ * A paged list's `?limit=` (1 to `maxLimit`, default `defaultLimit`) and `?cursor=` (the previous
+ * page's `nextCursor`, read with `cursor`). Anything else is a 400 BAD_REQUEST that says why.
+ */
+export function pageQuery<C>(
+  url: URL,
+  options: { defaultLimit: number; maxLimit: number; cursor: z.ZodType<C> },
+): { limit: number; cursor?: C } {
   const rawLimit = url.searchParams.get('limit')
   const limit =
-    rawLimit === null ? { success: true as const, data: DEFAULT_PAGE } : limitSchema.safeParse(rawLimit)
+    rawLimit === null
+      ? { success: true as const, data: options.defaultLimit }
+      : z.coerce.number().int().min(1).max(options.maxLimit).safeParse(rawLimit)
   if (!limit.success)
-    throw new HttpError(400, 'BAD_REQUEST', `limit must be a whole number from 1 to ${MAX_PAGE}`)
+    throw new HttpError(400, 'BAD_REQUEST', `limit must be a whole number from 1 to ${options.maxLimit}`)
   const rawCursor = url.searchParams.get('cursor')
   if (rawCursor === null) return { limit: limit.data }
-  const cursor = cursorSchema.safeParse(rawCursor)
+  const cursor = options.cursor.safeParse(rawCursor)
   if (!cursor.success)
     throw new HttpError(400, 'BAD_REQUEST', 'cursor is not one this server gave out (use nextCursor as is)')
-  return { limit: limit.data, afterSeq: cursor.data }
+  return { limit: limit.data, cursor: cursor.data }
+}
+
+/** `GET /v1/questions`: `?limit=` (1-1000, default 100) and `?cursor=`. */
+export function pageParams(url: URL): { limit: number; afterSeq?: number } {
+  const { limit, cursor } = pageQuery(url, {
+    defaultLimit: DEFAULT_PAGE,
+    maxLimit: MAX_PAGE,
+    cursor: cursorSchema,
+  })
+  return cursor === undefined ? { limit } : { limit, afterSeq: cursor }
 }
 
 /** An optional agent as spread-able options. */
