@@ -218,7 +218,15 @@ export class CardCopies {
    * claim has not lapsed yet is left to the sweep.
    */
   async recover(): Promise<void> {
-    for (const { state: card } of await this.#o.store.listCards<CardState>()) {
+    // Live cards and those updated within RECENT_MS (a finished card's answer is its last
+    // update), read without reading history. An older finished card's copy cut short by a
+    // crash is left to the lapsed-claim sweep.
+    const live = await this.#o.store.listCards<CardState>({ statuses: ['open', 'continued'] })
+    const recent = await this.#o.store.listCards<CardState>({
+      notStatuses: ['open', 'continued'],
+      updatedSince: this.#o.now() - RECENT_MS,
+    })
+    for (const { state: card } of [...live, ...recent]) {
       if (!card.destinations?.length) continue
       const key = callKeyOf(card)
       const destinations = card.destinations.filter((d) => this.#o.adapters.has(d.platform))

@@ -80,7 +80,9 @@ export class Delivery {
    * without a queued reply gets it now as a late reply. Runs at start and on every tick.
    */
   async deliverAnswered(): Promise<void> {
-    for (const { state: card } of await this.store.listCards<CardState>({ statuses: ['answered'] })) {
+    // Answered cards of continued calls only: live calls, not every answer in history.
+    const cards = await this.store.listCards<CardState>({ statuses: ['answered'], callStates: ['continued'] })
+    for (const { state: card } of cards) {
       const key = callKeyOf(card)
       if (!card.result || this.deps.waiters.has(key)) continue
       const call = await this.deps.service.getCall(key)

@@ -115,4 +115,9 @@ UPDATE askbridge_calls c SET ended_at = COALESCE(c.settled_at, (c.record::json->
 CREATE INDEX askbridge_calls_ended ON askbridge_calls (ended_at) WHERE state IN ('settled', 'dropped');
 `,
   },
+  {
+    version: 5,
+    name: 'cards by when they were updated',
+    sql: 'CREATE INDEX askbridge_cards_updated ON askbridge_cards (updated_at, ord);',
+  },
 ]

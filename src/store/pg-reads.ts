@@ -6,6 +6,7 @@ import type {
   CallKey,
   CallRecord,
   CallState,
+  CardFilter,
   StoredAuditEntry,
   StoredEvent,
   StoreEvent,
@@ -142,13 +143,29 @@ const cards = <T>(rows: CardRow[]): Array<VersionedCard<T> & CallKey> =>
 
 export async function listCards<T>(
   c: Queryable,
-  filter: { statuses?: string[] },
+  filter: CardFilter,
 ): Promise<Array<VersionedCard<T> & CallKey>> {
-  if (filter.statuses?.length === 0) return []
+  const { statuses, notStatuses, callStates, updatedSince, latest } = filter
+  if (statuses?.length === 0 || callStates?.length === 0) return []
+  const where: string[] = []
+  const args: unknown[] = []
+  const arg = (value: unknown) => {
+    args.push(value)
+    return `$${args.length}`
+  }
+  if (statuses) where.push(`c.status = ANY(${arg(statuses)}::text[])`)
+  if (notStatuses?.length) where.push(`(c.status IS NULL OR NOT c.status = ANY(${arg(notStatuses)}::text[]))`)
+  if (callStates) where.push(`k.state = ANY(${arg(callStates)}::text[])`)
+  if (updatedSince !== undefined) where.push(`c.updated_at >= ${arg(updatedSince)}`)
+  const from = callStates
+    ? 'askbridge_calls k JOIN askbridge_cards c ON c.agent_id = k.agent_id AND c.call_id = k.call_id'
+    : 'askbridge_cards c'
+  const order =
+    latest === undefined ? 'c.updated_at, c.ord' : `c.updated_at DESC, c.ord DESC LIMIT ${arg(latest)}`
   const { rows } = await c.query<CardRow>(
-    `SELECT agent_id, call_id, version, state FROM askbridge_cards
-     WHERE $1::text[] IS NULL OR status = ANY($1::text[]) ORDER BY updated_at, ord`,
-    [filter.statuses ?? null],
+    `SELECT c.agent_id, c.call_id, c.version, c.state FROM ${from}
+     ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}`,
+    args,
   )
   return cards<T>(rows)
 }

@@ -18,6 +18,7 @@ import type {
   CallKey,
   CallRecord,
   CallState,
+  CardFilter,
   Decision,
   PostClaim,
   PostRecord,
@@ -302,7 +303,7 @@ export class PostgresStore implements Store {
     return expectedVersion + 1
   }
 
-  async listCards<T>(filter: { statuses?: string[] } = {}): Promise<Array<VersionedCard<T> & CallKey>> {
+  async listCards<T>(filter: CardFilter = {}): Promise<Array<VersionedCard<T> & CallKey>> {
     this.check()
     return reads.listCards<T>(this.db, filter)
   }

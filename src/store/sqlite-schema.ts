@@ -8,12 +8,15 @@ import type { CallKey, CallRecord, StoredEvent, StoreEvent, VersionedCard } from
  */
 
 /** The schema version this code writes (`PRAGMA user_version`). 0: empty or pre-#16. */
-export const SQLITE_SCHEMA_VERSION = 4
+export const SQLITE_SCHEMA_VERSION = 5
 
 /** Copies being posted, by when their claim lapses: what a sweep for dead holders reads. */
 const POST_CLAIMS_INDEX = `CREATE INDEX IF NOT EXISTS posts_claims ON posts(claim_until)
   WHERE claim_until IS NOT NULL;
 `
+
+/** Recently updated cards (start-up, the inbox's finished list) without reading the rest. */
+const CARDS_UPDATED_INDEX = 'CREATE INDEX IF NOT EXISTS cards_updated ON cards(updated_at);\n'
 
 /** Retention finds ended calls by when they ended, never by reading the rest. */
 const RETENTION_INDEXES = `CREATE INDEX IF NOT EXISTS calls_ended ON calls(ended_at)
@@ -57,7 +60,7 @@ ${RETENTION_INDEXES}CREATE TABLE IF NOT EXISTS cards (
 );
 CREATE INDEX IF NOT EXISTS cards_status ON cards(status, updated_at);
 CREATE INDEX IF NOT EXISTS cards_call ON cards(call_id);
-CREATE TABLE IF NOT EXISTS posts (
+${CARDS_UPDATED_INDEX}CREATE TABLE IF NOT EXISTS posts (
   agent_id TEXT NOT NULL,
   call_id TEXT NOT NULL,
   dest_key TEXT NOT NULL,
@@ -183,9 +186,10 @@ export function migrateSqlite(db: Database.Database, path: string): void {
       )
     }
     const old = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get()
-    if (old && (current === 2 || current === 3)) {
+    if (old && current >= 2) {
       if (current === 2) db.exec(MIGRATE_FROM_V2)
-      db.exec(MIGRATE_FROM_V3)
+      if (current <= 3) db.exec(MIGRATE_FROM_V3)
+      db.exec(CARDS_UPDATED_INDEX)
     } else if (old) {
       db.exec(MIGRATE_FROM_V0)
       rebuildCalls(db)

@@ -2,6 +2,8 @@ import type Database from 'better-sqlite3'
 
 /** What the store uses of a prepared statement. */
 interface Prepared {
+  /** The SQL (tests check its query plan). */
+  readonly source: string
   run(...params: unknown[]): Database.RunResult
   get(...params: unknown[]): unknown
   all(...params: unknown[]): unknown[]

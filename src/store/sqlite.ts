@@ -21,6 +21,7 @@ import type {
   CallKey,
   CallRecord,
   CallState,
+  CardFilter,
   Decision,
   PostClaim,
   PostRecord,
@@ -254,21 +255,35 @@ export class SqliteStore implements Store {
     return parseCards<T>(this.stmts.findCards.all(callId))
   }
 
-  async listCards<T>(filter: { statuses?: string[] } = {}): Promise<Array<VersionedCard<T> & CallKey>> {
+  async listCards<T>(filter: CardFilter = {}): Promise<Array<VersionedCard<T> & CallKey>> {
     this.check()
-    const { statuses } = filter
-    if (statuses?.length === 0) return []
-    const rows =
-      statuses === undefined
-        ? this.stmts.listCards.all()
-        : this.db
-            .prepare(
-              `SELECT agent_id, call_id, version, state FROM cards WHERE status IN (${statuses
-                .map(() => '?')
-                .join(', ')}) ORDER BY updated_at, rowid`,
-            )
-            .all(...statuses)
-    return parseCards<T>(rows)
+    const { statuses, notStatuses, callStates, updatedSince, latest } = filter
+    if (statuses?.length === 0 || callStates?.length === 0) return []
+    if (Object.values(filter).every((v) => v === undefined)) return parseCards<T>(this.stmts.listCards.all())
+    const where: string[] = []
+    const args: unknown[] = []
+    const list = (values: string[]) => {
+      args.push(...values)
+      return values.map(() => '?').join(', ')
+    }
+    // With `latest`, walk cards_updated newest first: `+status` keeps the status index out of it.
+    const status = latest === undefined ? 'c.status' : '+c.status'
+    if (statuses) where.push(`${status} IN (${list(statuses)})`)
+    if (notStatuses?.length) where.push(`(c.status IS NULL OR +c.status NOT IN (${list(notStatuses)}))`)
+    if (callStates) where.push(`k.state IN (${list(callStates)})`)
+    if (updatedSince !== undefined) {
+      where.push('c.updated_at >= ?')
+      args.push(updatedSince)
+    }
+    // The calls in those states first (live ones, through calls_state), then their cards by key.
+    const from = callStates
+      ? 'calls k CROSS JOIN cards c ON c.agent_id = k.agent_id AND c.call_id = k.call_id'
+      : 'cards c'
+    const order = latest === undefined ? 'c.updated_at, c.rowid' : 'c.updated_at DESC, c.rowid DESC LIMIT ?'
+    if (latest !== undefined) args.push(latest)
+    const sql = `SELECT c.agent_id, c.call_id, c.version, c.state FROM ${from}
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}`
+    return parseCards<T>(this.db.prepare(sql).all(...args))
   }
 
   async addPost(post: PostRecord): Promise<boolean> {

@@ -102,6 +102,23 @@ export interface AuditEntry {
 
 export type StoredAuditEntry = AuditEntry & { seq: number; at: number }
 
+/**
+ * Which cards `listCards` returns; every filter is an index range, so serving paths read live or
+ * recent cards without reading history.
+ */
+export interface CardFilter {
+  /** The card's `state.status` is one of these. */
+  statuses?: string[]
+  /** `state.status` is none of these. */
+  notStatuses?: string[]
+  /** The card's call is in one of these states. */
+  callStates?: CallState[]
+  /** Updated at or after this (epoch ms). */
+  updatedSince?: number
+  /** Only the `latest` most recently updated, newest first. */
+  latest?: number
+}
+
 /** Decide on ONE call's current row (undefined: no such call); return events for that call only. */
 export type Decision<T> = (call: CallRecord | undefined) => { events: StoreEvent[]; result: T }
 
@@ -143,7 +160,7 @@ export interface Store {
   /** Every agent's card with this callId, oldest first: resolves a component that carries a callId. */
   findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>>
   /** Cards, least recently updated first; `statuses` filters on the card's `state.status`. */
-  listCards<T>(filter?: { statuses?: string[] }): Promise<Array<VersionedCard<T> & CallKey>>
+  listCards<T>(filter?: CardFilter): Promise<Array<VersionedCard<T> & CallKey>>
 
   /** Record a post; false when that call already has a post at that destination. */
   addPost(post: PostRecord): Promise<boolean>

@@ -331,6 +331,45 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
     expect(await store.listCards({ statuses: [] })).toEqual([])
   })
 
+  it("lists cards by status, by their call's state, updated since, and the latest ones", async () => {
+    let t = 100
+    const store = await open({ now: () => t })
+    const k = (callId: string) => ({ agentId: 'alice', callId })
+    await store.append(asked(k('live')), asked(k('cont')), asked(k('done'), false))
+    await store.append({ type: 'pending', ...k('cont') }, { type: 'answered', ...k('done'), answers: [] })
+    for (const [callId, status] of [
+      ['live', 'open'],
+      ['cont', 'answered'],
+      ['done', 'answered'],
+      ['gone', 'cancelled'],
+      ['bare', undefined],
+    ] as const) {
+      t += 10
+      await store.casCard(k(callId), 0, status ? { status } : {})
+    }
+    const ids = (cards: Array<{ callId: string }>) => cards.map((c) => c.callId)
+    expect(ids(await store.listCards({ statuses: ['answered'], callStates: ['continued'] }))).toEqual([
+      'cont',
+    ])
+    expect(ids(await store.listCards({ callStates: ['open', 'settled'] }))).toEqual(['live', 'done'])
+    expect(ids(await store.listCards({ updatedSince: 130 }))).toEqual(['done', 'gone', 'bare'])
+    expect(ids(await store.listCards({ notStatuses: ['open', 'continued'], updatedSince: 120 }))).toEqual([
+      'cont',
+      'done',
+      'gone',
+      'bare',
+    ])
+    expect(ids(await store.listCards({ notStatuses: ['open', 'continued'], latest: 2 }))).toEqual([
+      'bare',
+      'gone',
+    ])
+    expect(ids(await store.listCards({ statuses: ['answered', 'open'], latest: 2 }))).toEqual([
+      'done',
+      'cont',
+    ])
+    expect(await store.listCards({ callStates: [] })).toEqual([])
+  })
+
   it('records one post per call and destination, updates its reference, lists in order', async () => {
     const store = await open()
     const post = (destKey: string, createdAt: number) => ({
