@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { isLive } from '../card/apply.js'
+import { FINISHED_STATUSES, isLive, LIVE_STATUSES } from '../card/apply.js'
 import type { CardState, Destination } from '../card/types.js'
 import type { Logger } from '../log.js'
 import { isStorageError } from '../store/errors.js'
@@ -221,9 +221,9 @@ export class CardCopies {
     // Live cards and those updated within RECENT_MS (a finished card's answer is its last
     // update), read without reading history. An older finished card's copy cut short by a
     // crash is left to the lapsed-claim sweep.
-    const live = await this.#o.store.listCards<CardState>({ statuses: ['open', 'continued'] })
+    const live = await this.#o.store.listCards<CardState>({ statuses: [...LIVE_STATUSES] })
     const recent = await this.#o.store.listCards<CardState>({
-      notStatuses: ['open', 'continued'],
+      statuses: [...FINISHED_STATUSES],
       updatedSince: this.#o.now() - RECENT_MS,
     })
     for (const { state: card } of [...live, ...recent]) {
