@@ -1,7 +1,16 @@
 /**
- * Discord I/O: the discord.js Client (gateway, Guilds intent only) and its REST client, with one
- * ordered queue per channel. discord.js REST keeps within the per-route buckets and retries 429s;
- * the queue keeps a card's edits in the order they were made.
+ * Discord I/O: the discord.js Client (gateway, Guilds intent only) and its REST client.
+ *
+ * discord.js REST already paces every request: it queues requests per route bucket and channel,
+ * reads `X-RateLimit-Remaining` / `-Reset-After` / `-Bucket` to wait before Discord has to refuse,
+ * retries a 429 after its `retry_after` holding only that bucket (or everything, for a global
+ * 429), and keeps to the global 50 requests a second. So askbridge adds no rate limiter of its own
+ * (that would only throttle twice); it decides order and what is worth sending:
+ *
+ * - posts go through one ordered queue per channel, so cards appear in the order they were asked;
+ * - edits do not wait behind those posts (an edit is its own route bucket at Discord too): an
+ *   answered card changes even while many new cards wait to be posted in its channel. A message's
+ *   edits go one at a time, and a newer edit replaces one still waiting: only the newest is sent.
  */
 import {
   type APIChannel,
@@ -38,6 +47,11 @@ export interface DiscordTransportOptions {
 
 const DEFAULT_API = 'https://discord.com/api'
 
+interface PendingEdit {
+  message: DiscordMessage
+  waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>
+}
+
 /** Network failures: the URL is wrong or the host is down, not the token. */
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -52,6 +66,11 @@ export class DiscordTransport {
   readonly client: Client
   private readonly log: Logger
   private readonly queues = new Map<string, PQueue>()
+  /** Per message: the newest edit waiting for the one on its way (absent: none on its way). */
+  private readonly edits = new Map<string, { next?: PendingEdit }>()
+  private readonly editing = new Set<Promise<void>>()
+  /** How many waiting edits a newer edit of the same message replaced. */
+  superseded = 0
   private readonly dmChannels = new Map<string, string>()
   private readonly readyTimeoutMs: number
   private readonly startCheckMs: number | undefined
@@ -178,15 +197,45 @@ export class DiscordTransport {
     })
   }
 
-  /** Edit through the bot's channel endpoint: works long after any interaction token expired. */
-  edit(channelId: string, messageId: string, message: DiscordMessage): Promise<APIMessage> {
-    return this.inChannel(
-      channelId,
-      async () =>
-        (await this.client.rest.patch(Routes.channelMessage(channelId, messageId), {
-          body: message,
-        })) as APIMessage,
-    )
+  /**
+   * Edit through the bot's channel endpoint: works long after any interaction token expired.
+   * Not queued behind the channel's posts. While an edit of this message is on its way, this one
+   * waits for it, replacing any older one waiting (its caller settles with this one).
+   */
+  edit(channelId: string, messageId: string, message: DiscordMessage): Promise<void> {
+    const entry = this.edits.get(messageId)
+    if (!entry) return this.startEdit(channelId, messageId, message)
+    if (entry.next) this.superseded++
+    const next: PendingEdit = entry.next ?? { message, waiters: [] }
+    next.message = message
+    entry.next = next
+    return new Promise((resolve, reject) => next.waiters.push({ resolve, reject }))
+  }
+
+  private startEdit(channelId: string, messageId: string, message: DiscordMessage): Promise<void> {
+    const entry: { next?: PendingEdit } = {}
+    this.edits.set(messageId, entry)
+    const sent = this.client.rest
+      .patch(Routes.channelMessage(channelId, messageId), { body: message })
+      .then(() => undefined)
+    const done = sent
+      .catch(() => undefined)
+      .then(() => {
+        this.edits.delete(messageId)
+        const next = entry.next
+        if (!next) return
+        return this.startEdit(channelId, messageId, next.message).then(
+          () => {
+            for (const w of next.waiters) w.resolve()
+          },
+          (error: unknown) => {
+            for (const w of next.waiters) w.reject(error)
+          },
+        )
+      })
+    this.editing.add(done)
+    void done.finally(() => this.editing.delete(done))
+    return sent
   }
 
   /** The initial interaction response (`POST /interactions/{id}/{token}/callback`, no bot auth). */
@@ -222,6 +271,7 @@ export class DiscordTransport {
 
   async close(): Promise<void> {
     await Promise.all([...this.queues.values()].map((q) => q.onIdle()))
+    while (this.editing.size > 0) await Promise.allSettled([...this.editing])
     await this.client.destroy()
   }
 }

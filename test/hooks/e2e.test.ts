@@ -46,7 +46,8 @@ beforeAll(async () => {
   await ensureBuilt()
   cwd = mkdtempSync(join(tmpdir(), 'askbridge-hooks-'))
   slack = await FakeSlack.start({ pingIntervalMs: 1000 })
-  discord = await new FakeDiscord().start()
+  // Every test here posts to the one Discord channel; about hooks, not pacing: limits off.
+  discord = await new FakeDiscord({ rateLimits: false }).start()
   tb = await startBridge({
     SLACK_BOT_TOKEN: slack.options.botToken,
     SLACK_APP_TOKEN: slack.options.appToken,

@@ -7,6 +7,8 @@
  * - Gateway: HELLO, IDENTIFY, READY (guilds unavailable) then GUILD_CREATE, heartbeats and ACKs,
  *   INTERACTION_CREATE dispatch.
  * - Every payload is checked against the documented limits: 400 with Discord's error shape.
+ * - Rate limits (limits.ts): per-route buckets with the X-RateLimit-* headers and the global
+ *   50 a second, 429 with retry_after past them (unless turned off).
  * - Faults: injected 429s with retry_after, expired interaction tokens, a 3-second response deadline.
  * - People: `click`, `select`, `submitModal` build real INTERACTION_CREATE payloads from the stored
  *   message and deliver them over the gateway or as signed HTTP requests.
@@ -16,6 +18,7 @@ import { once } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebSocket, WebSocketServer } from 'ws'
+import { DiscordLimits } from './limits.js'
 import { formBodyError, type Violation, validateMessage, validateModal } from './validate.js'
 
 type Json = Record<string, unknown>
@@ -48,6 +51,13 @@ export interface FakeDiscordOptions {
   strictMentions?: boolean
   /** HELLO's heartbeat_interval. @default 41250 (Discord's) */
   heartbeatIntervalMs?: number
+  /**
+   * Enforce Discord's rate limits (limits.ts). Turn off only in tests about something else.
+   * @default true
+   */
+  rateLimits?: boolean
+  /** Run the rate limits' windows this many times faster (benchmarks). @default 1 */
+  limitSpeed?: number
 }
 
 export interface StoredMessage {
@@ -133,7 +143,10 @@ export class FakeDiscord {
   readonly requests: RequestLog[] = []
   readonly rejected: { path: string; violations: Violation[] }[] = []
   readonly identifies: Json[] = []
+  /** Injected 429s sent (`rateLimit`). */
   rateLimited = 0
+  /** 429s the enforced rate limits sent (route buckets and the global limit). */
+  limited = 0
   heartbeats = 0
   resumes = 0
 
@@ -155,6 +168,7 @@ export class FakeDiscord {
   private readonly responseDeadlineMs: number
   private readonly strictMentions: boolean
   private readonly heartbeatIntervalMs: number
+  private readonly limits: DiscordLimits | undefined
   private seq = 0
   private counter = 0
   private port = 0
@@ -183,6 +197,8 @@ export class FakeDiscord {
     this.responseDeadlineMs = options.responseDeadlineMs ?? 3000
     this.strictMentions = options.strictMentions ?? true
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 41250
+    this.limits =
+      (options.rateLimits ?? true) ? new DiscordLimits({ speed: options.limitSpeed ?? 1 }) : undefined
     this.channels.set(this.channelId, { id: this.channelId, type: 0, guild: this.guildId })
     const { publicKey, privateKey } = generateKeyPairSync('ed25519')
     this.privateKey = privateKey
@@ -539,6 +555,14 @@ export class FakeDiscord {
       }
     }
 
+    const verdict = this.limits?.check(method, route)
+    if (verdict && !verdict.ok) {
+      this.limited++
+      return reply(verdict.status, verdict.body, verdict.headers)
+    }
+    const limitHeaders = verdict?.headers ?? {}
+    const replyWithLimits = (status: number, payload?: unknown) => reply(status, payload, limitHeaders)
+
     // Interaction endpoints authenticate by token in the path, not the bot token.
     let m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(route)
     if (m && method === 'POST') return this.interactionCallback(m[1] ?? '', m[2] ?? '', body, reply)
@@ -573,7 +597,7 @@ export class FakeDiscord {
       return reply(200, { id, type: 1, recipients: [{ id: recipient, username: 'someone' }] })
     }
     m = /^\/channels\/(\d+)\/messages(?:\/(\d+))?$/.exec(route)
-    if (m) return this.channelMessage(m[1] ?? '', m[2], method, body, reply, url.searchParams)
+    if (m) return this.channelMessage(m[1] ?? '', m[2], method, body, replyWithLimits, url.searchParams)
     return reply(404, { message: '404: Not Found', code: 0 })
   }
 
