@@ -1,3 +1,5 @@
+import type { EventEmitter } from 'node:events'
+import type { Logger } from '../log.js'
 import type { UserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionAnswerItem } from '../protocol/types.js'
 import type { StorageError } from '../store/errors.js'
@@ -19,4 +21,28 @@ export interface ServiceEvents {
   /** A queued reply was admitted (the call settled) or discarded (answerable again). */
   replyAdmitted: [reply: { agentId: string; callId: string }]
   replyDiscarded: [reply: { agentId: string; callId: string }]
+}
+
+/**
+ * Call each listener of `event`; one that throws or rejects is logged and never undoes or
+ * misreports what was already recorded (a queued reply stays queued). True when any listened.
+ */
+export function emitSafely<K extends keyof ServiceEvents>(
+  emitter: EventEmitter<ServiceEvents>,
+  log: Logger,
+  event: K,
+  args: ServiceEvents[K],
+): boolean {
+  const listeners = emitter.listeners(event) as Array<(...a: ServiceEvents[K]) => unknown>
+  for (const listener of listeners) {
+    try {
+      const result = listener.apply(emitter, args)
+      if (result instanceof Promise) {
+        result.catch((error: unknown) => log.error('a service event listener failed', { event, error }))
+      }
+    } catch (error) {
+      log.error('a service event listener failed', { event, error })
+    }
+  }
+  return listeners.length > 0
 }

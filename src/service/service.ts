@@ -5,21 +5,20 @@ import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
 import type {
   Agent,
   Answerer,
-  AnswererRequest,
   AskUserQuestionAnswer,
   AskUserQuestionRequest,
   TimedUserQuestionResult,
   UserQuestionProjectionView,
 } from '../protocol/types.js'
-import { checkAnswer, MAX_TIMEOUT_MS } from '../protocol/validate.js'
+import { MAX_TIMEOUT_MS } from '../protocol/validate.js'
 import { isStorageError, type StorageError } from '../store/errors.js'
 import { callKeyString } from '../store/fold.js'
 import type { CallKey, CallRecord, Store } from '../store/types.js'
 import { abortable, aborted, failureOf } from './abort.js'
 import { AgentRegistry } from './agents.js'
 import { checkRequest } from './check.js'
-import type { ServiceEvents } from './events.js'
-import { isSharedStore } from './replicas.js'
+import { emitSafely, type ServiceEvents } from './events.js'
+import { recoverTimedCalls } from './recover.js'
 import { admitReply, discardReply, listReplies, type QueuedReply, queueReply } from './replies.js'
 import { TimedWaits } from './waits.js'
 import { Waterfall } from './waterfall.js'
@@ -74,20 +73,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
    * logged and never undoes or misreports what was already recorded (a queued reply stays queued).
    */
   override emit<K extends keyof ServiceEvents>(event: K, ...args: ServiceEvents[K]): boolean {
-    const listeners = this.listeners(event) as Array<(...a: ServiceEvents[K]) => unknown>
-    for (const listener of listeners) {
-      try {
-        const result = listener.apply(this, args)
-        if (result instanceof Promise) {
-          result.catch((error: unknown) =>
-            this.log.error('a service event listener failed', { event, error }),
-          )
-        }
-      } catch (error) {
-        this.log.error('a service event listener failed', { event, error })
-      }
-    }
-    return listeners.length > 0
+    return emitSafely(this, this.log, event, args)
   }
 
   /**
@@ -118,7 +104,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
         ...(request.route === undefined ? {} : { route: request.route }),
       })
       this.emit('asked', { callId, agentId, timed: false })
-      return this.runWaterfall(request, callId, controller, undefined, () =>
+      return this.waterfall.runFor(request, callId, controller, undefined, () =>
         Promise.reject(new UserQuestionError('NO_PROVIDER', 'no answerer claimed the question')),
       )
     })
@@ -167,7 +153,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
               if (signal.aborted) return reject(signal.reason)
               signal.addEventListener('abort', () => reject(signal.reason), { once: true })
             })
-          const answered = this.runWaterfall(full, callId, controller, deadline, held).then(
+          const answered = this.waterfall.runFor(full, callId, controller, deadline, held).then(
             (answer) => ({ answer }),
             (error: unknown) => {
               // A client whose own countdown ended rejects with ASK_TIMED_OUT: that is pending.
@@ -312,24 +298,9 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
    * lapsed) and whose deadline has passed: the others are still being waited on.
    */
   async recover(): Promise<CallKey[]> {
-    if (isSharedStore(this.store)) {
-      const taken = await this.store.takeOverDue()
-      for (const call of taken) this.emit('pending', call)
-      return taken
-    }
-    const continued: CallKey[] = []
-    for (const open of await this.store.listCalls({ states: ['open'], timed: true })) {
-      const { agentId, callId } = open
-      if (this.flights.has(key(agentId, callId))) continue
-      const turned = await this.store.transact({ agentId, callId }, (call) =>
-        call?.state === 'open' && call.timed && !this.flights.has(key(agentId, callId))
-          ? { events: [{ type: 'pending', agentId, callId }], result: true }
-          : { events: [], result: false },
-      )
-      if (turned) continued.push({ agentId, callId })
-    }
-    for (const call of continued) this.emit('pending', call)
-    return continued
+    const turned = await recoverTimedCalls(this.store, (k) => this.flights.has(key(k.agentId, k.callId)))
+    for (const call of turned) this.emit('pending', call)
+    return turned
   }
 
   /**
@@ -416,28 +387,5 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     promise = run
     this.flights.set(k, { agentId, callId, controller, promise })
     return promise
-  }
-
-  private runWaterfall(
-    request: AskUserQuestionRequest,
-    callId: string,
-    controller: AbortController,
-    deadline: number | undefined,
-    terminal: () => Promise<AskUserQuestionAnswer>,
-  ): Promise<AskUserQuestionAnswer> {
-    const answererRequest: AnswererRequest = {
-      questions: request.questions,
-      signal: controller.signal,
-      callId,
-      ...(request.agent ? { agent: request.agent } : {}),
-      ...(request.wait ? { wait: request.wait } : {}),
-      ...(request.route === undefined ? {} : { route: request.route }),
-      ...(deadline === undefined ? {} : { deadline }),
-      ...(request.form ? { form: request.form } : {}),
-      ...(request.tool ? { tool: request.tool } : {}),
-    }
-    return this.waterfall
-      .run(answererRequest, terminal)
-      .then((answer) => checkAnswer(request.questions, answer))
   }
 }

@@ -1,5 +1,11 @@
 import { UserQuestionError } from '../protocol/errors.js'
-import type { Answerer, AnswererRequest, AskUserQuestionAnswer } from '../protocol/types.js'
+import type {
+  Answerer,
+  AnswererRequest,
+  AskUserQuestionAnswer,
+  AskUserQuestionRequest,
+} from '../protocol/types.js'
+import { checkAnswer } from '../protocol/validate.js'
 
 interface Registration {
   answerer: Answerer
@@ -23,6 +29,31 @@ export class Waterfall {
       const i = this.chain.indexOf(registration)
       if (i >= 0) this.chain.splice(i, 1)
     }
+  }
+
+  /**
+   * Run an ask through the chain: the answerers see `request` with its call, signal and
+   * deadline; the answer must answer each question (checkAnswer) or the ask fails.
+   */
+  runFor(
+    request: AskUserQuestionRequest,
+    callId: string,
+    controller: AbortController,
+    deadline: number | undefined,
+    terminal: () => Promise<AskUserQuestionAnswer>,
+  ): Promise<AskUserQuestionAnswer> {
+    const answererRequest: AnswererRequest = {
+      questions: request.questions,
+      signal: controller.signal,
+      callId,
+      ...(request.agent ? { agent: request.agent } : {}),
+      ...(request.wait ? { wait: request.wait } : {}),
+      ...(request.route === undefined ? {} : { route: request.route }),
+      ...(deadline === undefined ? {} : { deadline }),
+      ...(request.form ? { form: request.form } : {}),
+      ...(request.tool ? { tool: request.tool } : {}),
+    }
+    return this.run(answererRequest, terminal).then((answer) => checkAnswer(request.questions, answer))
   }
 
   run(
