@@ -39,6 +39,7 @@ export class CardCopies {
   readonly #owner = randomUUID()
   #timer: ReturnType<typeof setInterval> | undefined
   #stopped = false
+  #sweeping = false
 
   constructor(options: CopiesOptions) {
     this.#o = options
@@ -66,7 +67,14 @@ export class CardCopies {
 
   async #tick(): Promise<void> {
     if (this.#posting.size > 0) await this.#o.store.renewPostClaims(this.#owner, this.#o.now() + CLAIM_MS)
-    await this.sweep()
+    // One sweep at a time: a take-over that posts may outlast the interval.
+    if (this.#sweeping) return
+    this.#sweeping = true
+    try {
+      await this.sweep()
+    } finally {
+      this.#sweeping = false
+    }
   }
 
   /**
@@ -159,10 +167,10 @@ export class CardCopies {
         ref: POST_PENDING,
         createdAt: this.#o.now(),
       }
-      const claim = await this.#o.store.claimPost(intent, this.#claim())
-      // Posted already, or another live process is posting it.
-      if (!claim) return 'held'
       try {
+        const claim = await this.#o.store.claimPost(intent, this.#claim())
+        // Posted already, or another live process is posting it: asked again, this looks again.
+        if (!claim) return 'held'
         let ref: unknown
         if (claim.taken) {
           try {
@@ -183,8 +191,12 @@ export class CardCopies {
           await this.#o.store.releasePost(key, destKey, this.#owner)
           return 'failed'
         }
+        const adopted = ref !== undefined
         ref ??= await adapter.post(card, destination, marker)
         await this.#o.store.updatePost(key, destKey, ref ?? null)
+        // An adopted copy shows the card as it was when it was posted; the card may have moved on
+        // (answered through it while its claim lapsed), so bring it up to date.
+        if (adopted) void this.refresh(key).catch(() => undefined)
         return 'posted'
       } catch (error) {
         // Not stored: the ask fails with the storage fault (retry the same callId; a copy that

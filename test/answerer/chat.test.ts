@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { destinationKey, isPostPending, POST_PENDING } from '../../src/answerer/adapter.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { openStore } from '../../src/store/index.js'
@@ -363,5 +364,31 @@ describe('restart', () => {
     expect((await service.replies('agent')).map((r) => r.callId)).toEqual(['timed'])
     const card = (await chat.host.getCard({ callId: 'timed' })) as CardState
     expect(card.status).toBe('answered')
+  })
+})
+
+describe('a copy another process is posting', () => {
+  it('is posted once when that process dies before posting: asked while its claim holds, taken over once it lapses', async () => {
+    const { store, service, adapter, agent, click } = await setup()
+    // Another bridge claimed this copy and died before posting it; its claim runs out shortly.
+    const key = { agentId: agent.id, callId: 'held' }
+    const destKey = destinationKey({ platform: 'slack', channel: 'C0' })
+    const now = Date.now()
+    const claimed = await store.claimPost(
+      { ...key, destKey, platform: 'slack', ref: POST_PENDING, createdAt: now },
+      { owner: 'a-bridge-that-died', until: now + 300, now },
+    )
+    expect(claimed).toEqual({ createdAt: now, taken: false })
+    const asking = service.ask({ questions: [colour], agent, wait: { callId: 'held' } })
+    // While the claim holds nothing is posted here; once it lapses this bridge posts the copy.
+    const [message] = await until(() => {
+      const m = adapter.messagesFor('held')
+      return m.length > 0 ? m : undefined
+    }, 'the copy posted after the claim lapsed')
+    const posts = await store.listPosts(key)
+    expect(posts.map((p) => isPostPending(p.ref))).toEqual([false])
+    expect((await click('held', 'Red', ann)).ok).toBe(true)
+    await expect(asking).resolves.toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
+    expect(adapter.messagesFor('held')).toEqual([message])
   })
 })
