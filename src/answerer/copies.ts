@@ -9,6 +9,8 @@ import { type ChatAdapter, destinationKey, isPostPending, POST_PENDING } from '.
 
 /** At start, finished cards this recent get their copies brought up to date once. */
 const RECENT_MS = 24 * 60 * 60_000
+/** How many of the most recently finished cards a start brings up to date. */
+const RECOVER_FINISHED = 200
 /**
  * How long a claim to post a copy holds without renewal. The holder renews it every third of
  * this while it posts; a claim that lapses is a process that died between claiming and posting.
@@ -230,13 +232,15 @@ export class CardCopies {
    * claim has not lapsed yet is left to the sweep.
    */
   async recover(): Promise<void> {
-    // Live cards and those updated within RECENT_MS (a finished card's answer is its last
-    // update), read without reading history. An older finished card's copy cut short by a
+    // Live cards, and the finished ones changed last before this start (a change stored just
+    // before a crash is among the latest updates; the newest RECOVER_FINISHED, within
+    // RECENT_MS), read without reading history. An older finished card's copy cut short by a
     // crash is left to the lapsed-claim sweep.
     const live = await this.#o.store.listCards<CardState>({ statuses: [...LIVE_STATUSES] })
     const recent = await this.#o.store.listCards<CardState>({
       statuses: [...FINISHED_STATUSES],
       updatedSince: this.#o.now() - RECENT_MS,
+      latest: RECOVER_FINISHED,
     })
     for (const { state: card } of [...live, ...recent]) {
       if (!card.destinations?.length) continue
