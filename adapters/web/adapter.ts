@@ -224,7 +224,7 @@ export class WebAdapter implements ChatAdapter {
     const { limit, after } = feedParams(url, this.recentLimit)
     const live = after ? [] : await this.cardsWith(LIVE_STATUSES)
     const page = await settledPage(
-      await this.cardsWith(FINISHED_STATUSES),
+      (n) => this.cardsWith(FINISHED_STATUSES, n).then((cards) => ({ cards, all: cards.length < n })),
       (card) => this.postedHere(card),
       limit,
       after,
@@ -236,8 +236,9 @@ export class WebAdapter implements ChatAdapter {
     send(res, 200, list)
   }
 
-  private async cardsWith(statuses: readonly CardStatus[]) {
-    if (this.store) return this.store.listCards<CardState>({ statuses: [...statuses] })
+  private async cardsWith(statuses: readonly CardStatus[], latest?: number) {
+    const filter = { statuses: [...statuses], ...(latest ? { latest } : {}) }
+    if (this.store) return this.store.listCards<CardState>(filter)
     return [...this.seen.values()]
       .filter((c) => statuses.includes(c.state.status))
       .map((c) => ({ ...c, agentId: c.state.agentId, callId: c.state.callId }))

@@ -48,28 +48,56 @@ export function feedParams(url: URL, defaultLimit: number): { limit: number; aft
   return cursor === undefined ? { limit } : { limit, after: cursor }
 }
 
+/** Finished cards, newest written first: the `count` most recent, and whether that is all of them. */
+export type FinishedCards = (
+  count: number,
+) => Promise<{ cards: Array<Card & { updatedAt?: number }>; all: boolean }>
+
 /**
  * One page of finished cards, newest first, after `after`: up to `limit` that `shown` accepts
- * (posted to the inbox), and a cursor when more follow.
+ * (posted to the inbox), and a cursor when more follow. It reads the most recently written
+ * cards, more each round, instead of every finished card: a card is written when it finishes
+ * (its position's time) and maybe later, so a card not read was written, and so finished, no
+ * later than the oldest one read. The first page costs the same at any history.
  */
 export async function settledPage(
-  finished: Card[],
+  finished: FinishedCards,
   shown: (card: CardState) => Promise<boolean>,
   limit: number,
   after?: Position,
 ): Promise<{ cards: Card[]; nextCursor?: string }> {
-  const ordered = finished
-    .map((card) => ({ card, at: positionOf(card.state) }))
-    .filter((c) => after === undefined || before(after, c.at))
-    .sort((a, b) => (before(a.at, b.at) ? -1 : before(b.at, a.at) ? 1 : 0))
-  const page: Array<{ card: Card; at: Position }> = []
-  for (const c of ordered) {
-    if (!(await shown(c.card.state))) continue
-    if (page.length === limit) {
-      const last = page.at(-1)
-      return { cards: page.map((p) => p.card), ...(last ? { nextCursor: encodeCursor(last.at) } : {}) }
-    }
-    page.push(c)
+  const accepted = new Map<string, boolean>()
+  const isShown = async (card: Card) => {
+    const k = callKeyString(card)
+    let ok = accepted.get(k)
+    if (ok === undefined) accepted.set(k, (ok = await shown(card.state)))
+    return ok
   }
-  return { cards: page.map((p) => p.card) }
+  for (let count = (limit + 1) * 4; ; count *= 4) {
+    const read = await finished(count)
+    // Cards not read were written (so finished) no later than this: only what is newer is sure.
+    const floor = read.all
+      ? Number.NEGATIVE_INFINITY
+      : read.cards.reduce((min, c) => Math.min(min, c.updatedAt ?? 0), Number.POSITIVE_INFINITY)
+    const ordered = read.cards
+      .map((card) => ({ card, at: positionOf(card.state) }))
+      .filter((c) => after === undefined || before(after, c.at))
+      .sort((a, b) => (before(a.at, b.at) ? -1 : before(b.at, a.at) ? 1 : 0))
+    const page: Array<{ card: Card; at: Position }> = []
+    let more = false
+    for (const c of ordered) {
+      // Not newer than every unread card: an unread one might come first.
+      if (c.at.t <= floor) break
+      if (!(await isShown(c.card))) continue
+      if (page.length === limit) {
+        more = true
+        break
+      }
+      page.push(c)
+    }
+    // The page is sure once one more card than it holds is sure, or when every card was read.
+    if (!more && !read.all) continue
+    const last = page.at(-1)
+    return { cards: page.map((p) => p.card), ...(more && last ? { nextCursor: encodeCursor(last.at) } : {}) }
+  }
 }

@@ -7,6 +7,7 @@ import type {
   CallRecord,
   CallState,
   CardFilter,
+  ListedCard,
   StoredAuditEntry,
   StoredEvent,
   StoreEvent,
@@ -141,10 +142,7 @@ const cards = <T>(rows: CardRow[]): Array<VersionedCard<T> & CallKey> =>
     state: JSON.parse(r.state) as T,
   }))
 
-export async function listCards<T>(
-  c: Queryable,
-  filter: CardFilter,
-): Promise<Array<VersionedCard<T> & CallKey>> {
+export async function listCards<T>(c: Queryable, filter: CardFilter): Promise<Array<ListedCard<T>>> {
   const { statuses, notStatuses, callStates, updatedSince, latest } = filter
   if (statuses?.length === 0 || callStates?.length === 0) return []
   const where: string[] = []
@@ -162,12 +160,12 @@ export async function listCards<T>(
     : 'askbridge_cards c'
   const order =
     latest === undefined ? 'c.updated_at, c.ord' : `c.updated_at DESC, c.ord DESC LIMIT ${arg(latest)}`
-  const { rows } = await c.query<CardRow>(
-    `SELECT c.agent_id, c.call_id, c.version, c.state FROM ${from}
+  const { rows } = await c.query<CardRow & { updated_at: string }>(
+    `SELECT c.agent_id, c.call_id, c.version, c.state, c.updated_at FROM ${from}
      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}`,
     args,
   )
-  return cards<T>(rows)
+  return cards<T>(rows).map((card, i) => ({ ...card, updatedAt: Number(rows[i]?.updated_at) }))
 }
 
 export async function findCards<T>(c: Queryable, callId: string): Promise<Array<VersionedCard<T> & CallKey>> {

@@ -20,6 +20,7 @@ import type {
   CallState,
   CardFilter,
   Decision,
+  ListedCard,
   PostClaim,
   PostRecord,
   Store,
@@ -303,7 +304,7 @@ export class PostgresStore implements Store {
     return expectedVersion + 1
   }
 
-  async listCards<T>(filter: CardFilter = {}): Promise<Array<VersionedCard<T> & CallKey>> {
+  async listCards<T>(filter: CardFilter = {}): Promise<Array<ListedCard<T>>> {
     this.check()
     return reads.listCards<T>(this.db, filter)
   }

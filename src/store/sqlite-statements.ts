@@ -61,7 +61,9 @@ export function sqliteStatements(database: Database.Database) {
     findCards: db.prepare(
       'SELECT agent_id, call_id, version, state FROM cards WHERE call_id = ? ORDER BY rowid',
     ),
-    listCards: db.prepare('SELECT agent_id, call_id, version, state FROM cards ORDER BY updated_at, rowid'),
+    listCards: db.prepare(
+      'SELECT agent_id, call_id, version, state, updated_at FROM cards ORDER BY updated_at, rowid',
+    ),
     audit: db.prepare('INSERT INTO audit (agent_id, call_id, at, data) VALUES (?, ?, ?, ?)'),
     auditAll: db.prepare('SELECT seq, at, data FROM audit WHERE at >= ? ORDER BY seq'),
     auditCall: db.prepare('SELECT seq, at, data FROM audit WHERE call_id = ? AND at >= ? ORDER BY seq'),

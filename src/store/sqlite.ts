@@ -7,6 +7,7 @@ import {
   type CallRow,
   callRow,
   type EventRow,
+  listedCards,
   migrateSqlite,
   parseCalls,
   parseCards,
@@ -23,6 +24,7 @@ import type {
   CallState,
   CardFilter,
   Decision,
+  ListedCard,
   PostClaim,
   PostRecord,
   Store,
@@ -255,11 +257,11 @@ export class SqliteStore implements Store {
     return parseCards<T>(this.stmts.findCards.all(callId))
   }
 
-  async listCards<T>(filter: CardFilter = {}): Promise<Array<VersionedCard<T> & CallKey>> {
+  async listCards<T>(filter: CardFilter = {}): Promise<Array<ListedCard<T>>> {
     this.check()
     const { statuses, notStatuses, callStates, updatedSince, latest } = filter
     if (statuses?.length === 0 || callStates?.length === 0) return []
-    if (Object.values(filter).every((v) => v === undefined)) return parseCards<T>(this.stmts.listCards.all())
+    if (Object.values(filter).every((v) => v === undefined)) return listedCards<T>(this.stmts.listCards.all())
     const where: string[] = []
     const args: unknown[] = []
     const list = (values: string[]) => {
@@ -281,9 +283,9 @@ export class SqliteStore implements Store {
       : 'cards c'
     const order = latest === undefined ? 'c.updated_at, c.rowid' : 'c.updated_at DESC, c.rowid DESC LIMIT ?'
     if (latest !== undefined) args.push(latest)
-    const sql = `SELECT c.agent_id, c.call_id, c.version, c.state FROM ${from}
+    const sql = `SELECT c.agent_id, c.call_id, c.version, c.state, c.updated_at FROM ${from}
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}`
-    return parseCards<T>(this.db.prepare(sql).all(...args))
+    return listedCards<T>(this.db.prepare(sql).all(...args))
   }
 
   async addPost(post: PostRecord): Promise<boolean> {

@@ -67,6 +67,9 @@ export interface VersionedCard<T> {
   state: T
 }
 
+/** A card as `listCards` gives it: with its key and when it was last written (epoch ms). */
+export type ListedCard<T> = VersionedCard<T> & CallKey & { updatedAt: number }
+
 /** Where a card copy was posted: one row per call and destination. */
 export interface PostRecord extends CallKey {
   /** Stable key of the destination, e.g. `slack:C0123` or `web`. */
@@ -160,7 +163,7 @@ export interface Store {
   /** Every agent's card with this callId, oldest first: resolves a component that carries a callId. */
   findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>>
   /** Cards, least recently updated first; `statuses` filters on the card's `state.status`. */
-  listCards<T>(filter?: CardFilter): Promise<Array<VersionedCard<T> & CallKey>>
+  listCards<T>(filter?: CardFilter): Promise<Array<ListedCard<T>>>
 
   /** Record a post; false when that call already has a post at that destination. */
   addPost(post: PostRecord): Promise<boolean>

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { WebCardList } from '../../adapters/web/client/types.js'
+import { feedParams, settledPage } from '../../adapters/web/feed.js'
 import { act, cardPosted, request, startBridge, type TestBridge } from './helpers.js'
 
 const colour = { id: 'colour', question: 'Which colour?', options: [{ label: 'Red' }, { label: 'Blue' }] }
@@ -79,4 +80,45 @@ test('a bad limit or a cursor the inbox did not give out is a 400 BAD_REQUEST, n
     expect(r.status, query).toBe(400)
     expect(r.body.error).toMatchObject({ name: 'HttpError', code: 'BAD_REQUEST' })
   }
+})
+
+test('the settled list reads only the most recently written cards, however long the history', async () => {
+  // Cards as the store gives them: finished at `t`, written then or later (a reason added, a
+  // reply admitted). The pager reads the newest written first, more each round.
+  const cards = Array.from({ length: 500 }, (_, i) => {
+    const t = 1_000 + i * 10
+    const rewritten = i % 7 === 0 ? 5_000 + i : 0
+    return {
+      agentId: 'a',
+      callId: `c${String(i).padStart(3, '0')}`,
+      version: 1,
+      updatedAt: t + rewritten,
+      state: { agentId: 'a', callId: `c${String(i).padStart(3, '0')}`, status: 'answered', answeredAt: t },
+    }
+  })
+  const byWritten = [...cards].sort((x, y) => y.updatedAt - x.updatedAt)
+  let read = 0
+  const finished = async (n: number) => {
+    read += Math.min(n, byWritten.length)
+    return { cards: byWritten.slice(0, n) as never[], all: n >= byWritten.length }
+  }
+  // Every third card is not in the inbox.
+  const shown = async (card: { callId: string }) => Number(card.callId.slice(1)) % 3 !== 0
+  const expected = cards
+    .filter((c) => Number(c.callId.slice(1)) % 3 !== 0)
+    .sort((x, y) => y.state.answeredAt - x.state.answeredAt)
+    .map((c) => c.callId)
+  const first = await settledPage(finished, shown as never, 30)
+  expect(first.cards.map((c) => c.callId)).toEqual(expected.slice(0, 30))
+  // The first page read a bounded number of cards, not the 500.
+  expect(read).toBeLessThan(500)
+  const all: string[] = first.cards.map((c) => c.callId)
+  let cursor = first.nextCursor
+  while (cursor) {
+    const url = new URL(`http://x/?cursor=${cursor}&limit=30`)
+    const next = await settledPage(finished, shown as never, 30, feedParams(url, 30).after)
+    all.push(...next.cards.map((c) => c.callId))
+    cursor = next.nextCursor
+  }
+  expect(all).toEqual(expected)
 })
