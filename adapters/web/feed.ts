@@ -69,8 +69,10 @@ export async function settledPage(
   const accepted = new Map<string, boolean>()
   const isShown = async (card: Card) => {
     const k = callKeyString(card)
-    let ok = accepted.get(k)
-    if (ok === undefined) accepted.set(k, (ok = await shown(card.state)))
+    const known = accepted.get(k)
+    if (known !== undefined) return known
+    const ok = await shown(card.state)
+    accepted.set(k, ok)
     return ok
   }
   for (let count = (limit + 1) * 4; ; count *= 4) {
