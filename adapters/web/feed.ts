@@ -9,14 +9,15 @@ export const MAX_SETTLED_PAGE = 100
 
 type Card = VersionedCard<CardState> & CallKey
 
-/** Where a finished card sits in the settled list: newest first, then by call key. */
+/** Where a finished card sits in the settled list: most recently written first, then by call key. */
 interface Position {
   t: number
   k: string
 }
 
-const positionOf = (card: CardState): Position => ({
-  t: card.answeredAt ?? card.createdAt,
+/** Last written first (the store's order); without a store, by when it finished. */
+const positionOf = (card: Card & { updatedAt?: number }): Position => ({
+  t: card.updatedAt ?? card.state.answeredAt ?? card.state.createdAt,
   k: callKeyString(card),
 })
 
@@ -56,9 +57,9 @@ export type FinishedCards = (
 /**
  * One page of finished cards, newest first, after `after`: up to `limit` that `shown` accepts
  * (posted to the inbox), and a cursor when more follow. It reads the most recently written
- * cards, more each round, instead of every finished card: a card is written when it finishes
- * (its position's time) and maybe later, so a card not read was written, and so finished, no
- * later than the oldest one read. The first page costs the same at any history.
+ * cards, more each round, instead of every finished card: a card not read was written no later
+ * than the oldest one read, so everything newer than that is in order. The first page costs the
+ * same at any history.
  */
 export async function settledPage(
   finished: FinishedCards,
@@ -82,7 +83,7 @@ export async function settledPage(
       ? Number.NEGATIVE_INFINITY
       : read.cards.reduce((min, c) => Math.min(min, c.updatedAt ?? 0), Number.POSITIVE_INFINITY)
     const ordered = read.cards
-      .map((card) => ({ card, at: positionOf(card.state) }))
+      .map((card) => ({ card, at: positionOf(card) }))
       .filter((c) => after === undefined || before(after, c.at))
       .sort((a, b) => (before(a.at, b.at) ? -1 : before(b.at, a.at) ? 1 : 0))
     const page: Array<{ card: Card; at: Position }> = []

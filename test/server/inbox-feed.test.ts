@@ -84,30 +84,34 @@ test('a bad limit or a cursor the inbox did not give out is a 400 BAD_REQUEST, n
 
 test('the settled list reads only the most recently written cards, however long the history', async () => {
   // Cards as the store gives them: finished at `t`, written then or later (a reason added, a
-  // reply admitted). The pager reads the newest written first, more each round.
+  // reply admitted: those come back to the top). The pager reads the newest written first, more
+  // each round, and pages in that order.
   const cards = Array.from({ length: 500 }, (_, i) => {
     const t = 1_000 + i * 10
-    const rewritten = i % 7 === 0 ? 5_000 + i : 0
+    const callId = `c${String(i).padStart(3, '0')}`
+    // Some written again later, some at the same instant as another card (ties by key).
+    const updatedAt = i % 7 === 0 ? 9_000 + i : i % 5 === 0 ? t - 10 : t
     return {
       agentId: 'a',
-      callId: `c${String(i).padStart(3, '0')}`,
+      callId,
       version: 1,
-      updatedAt: t + rewritten,
-      state: { agentId: 'a', callId: `c${String(i).padStart(3, '0')}`, status: 'answered', answeredAt: t },
+      updatedAt,
+      state: { agentId: 'a', callId, status: 'answered', answeredAt: t },
     }
   })
-  const byWritten = [...cards].sort((x, y) => y.updatedAt - x.updatedAt)
+  const key = (c: { agentId: string; callId: string }) => `${c.agentId}\u0000${c.callId}`
+  const newestFirst = (x: (typeof cards)[number], y: (typeof cards)[number]) =>
+    y.updatedAt - x.updatedAt || (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0)
+  const byWritten = [...cards].sort(newestFirst)
   let read = 0
   const finished = async (n: number) => {
     read += Math.min(n, byWritten.length)
     return { cards: byWritten.slice(0, n) as never[], all: n >= byWritten.length }
   }
   // Every third card is not in the inbox.
-  const shown = async (card: { callId: string }) => Number(card.callId.slice(1)) % 3 !== 0
-  const expected = cards
-    .filter((c) => Number(c.callId.slice(1)) % 3 !== 0)
-    .sort((x, y) => y.state.answeredAt - x.state.answeredAt)
-    .map((c) => c.callId)
+  const inInbox = (c: { callId: string }) => Number(c.callId.slice(1)) % 3 !== 0
+  const shown = async (card: { callId: string }) => inInbox(card)
+  const expected = byWritten.filter(inInbox).map((c) => c.callId)
   const first = await settledPage(finished, shown as never, 30)
   expect(first.cards.map((c) => c.callId)).toEqual(expected.slice(0, 30))
   // The first page read a bounded number of cards, not the 500.
