@@ -226,9 +226,12 @@ it('kill -9 with 100 open calls at a random instant: all answerable, no duplicat
   }
 
   // No copy keeps live buttons once its call is answered.
+  // A copy cut short by the kill is adopted once its claim lapses (up to 3 s after the kill,
+  // swept every second), and only then can it show the answer given through it meanwhile.
   await until(
     () => callIds.every((id) => fake.liveActionIds(id).length === 0),
     'every copy shows its answer',
+    3000,
   ).catch((error: unknown) => {
     const live = callIds.filter((id) => fake.liveActionIds(id).length > 0)
     throw new Error(`${(error as Error).message}: still live ${live.join(' ')}`)
