@@ -1,27 +1,8 @@
 import type pg from 'pg'
+import { type PostRow, postOf } from './rows.js'
 import type { CallKey, PostClaim, PostRecord } from './types.js'
 
 type Queryable = Pick<pg.PoolClient, 'query'>
-
-interface PostRow {
-  agent_id: string
-  call_id: string
-  dest_key: string
-  platform: string
-  ref: string
-  created_at: string
-}
-
-function toPost(r: PostRow): PostRecord {
-  return {
-    agentId: r.agent_id,
-    callId: r.call_id,
-    destKey: r.dest_key,
-    platform: r.platform,
-    ref: JSON.parse(r.ref) as unknown,
-    createdAt: Number(r.created_at),
-  }
-}
 
 const KEY = 'agent_id = $1 AND call_id = $2 AND dest_key = $3'
 
@@ -96,7 +77,7 @@ export class PgPosts {
       'SELECT * FROM askbridge_posts WHERE claim_until < $1 ORDER BY claim_until LIMIT $2',
       [now, limit],
     )
-    return rows.map(toPost)
+    return rows.map(postOf)
   }
 
   async update(key: CallKey, destKey: string, ref: unknown): Promise<void> {
@@ -111,6 +92,6 @@ export class PgPosts {
       'SELECT * FROM askbridge_posts WHERE agent_id = $1 AND call_id = $2 ORDER BY created_at, ord',
       [key.agentId, key.callId],
     )
-    return rows.map(toPost)
+    return rows.map(postOf)
   }
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { pageOf } from './fold.js'
+import { type CardRow, cardsOf, listedCardsOf } from './rows.js'
 import type {
   AuditEntry,
   CallKey,
@@ -132,16 +133,6 @@ export async function getCard<T>(c: Queryable, key: CallKey): Promise<VersionedC
   return row ? { version: row.version, state: JSON.parse(row.state) as T } : undefined
 }
 
-type CardRow = { agent_id: string; call_id: string; version: number; state: string }
-
-const cards = <T>(rows: CardRow[]): Array<VersionedCard<T> & CallKey> =>
-  rows.map((r) => ({
-    agentId: r.agent_id,
-    callId: r.call_id,
-    version: r.version,
-    state: JSON.parse(r.state) as T,
-  }))
-
 export async function listCards<T>(c: Queryable, filter: CardFilter): Promise<Array<ListedCard<T>>> {
   const { statuses, notStatuses, callStates, updatedSince, latest } = filter
   if (statuses?.length === 0 || callStates?.length === 0) return []
@@ -160,12 +151,12 @@ export async function listCards<T>(c: Queryable, filter: CardFilter): Promise<Ar
     : 'askbridge_cards c'
   const order =
     latest === undefined ? 'c.updated_at, c.ord' : `c.updated_at DESC, c.ord DESC LIMIT ${arg(latest)}`
-  const { rows } = await c.query<CardRow & { updated_at: string }>(
+  const { rows } = await c.query<CardRow>(
     `SELECT c.agent_id, c.call_id, c.version, c.state, c.updated_at FROM ${from}
      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}`,
     args,
   )
-  return cards<T>(rows).map((card, i) => ({ ...card, updatedAt: Number(rows[i]?.updated_at) }))
+  return listedCardsOf<T>(rows)
 }
 
 export async function findCards<T>(c: Queryable, callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
@@ -173,7 +164,7 @@ export async function findCards<T>(c: Queryable, callId: string): Promise<Array<
     'SELECT agent_id, call_id, version, state FROM askbridge_cards WHERE call_id = $1 ORDER BY ord',
     [callId],
   )
-  return cards<T>(rows)
+  return cardsOf<T>(rows)
 }
 
 export async function listAudit(

@@ -1,25 +1,6 @@
 import type Database from 'better-sqlite3'
+import { type PostRow, postOf } from './rows.js'
 import type { CallKey, PostClaim, PostRecord } from './types.js'
-
-interface PostRow {
-  agent_id: string
-  call_id: string
-  dest_key: string
-  platform: string
-  ref: string
-  created_at: number
-}
-
-function toPost(r: PostRow): PostRecord {
-  return {
-    agentId: r.agent_id,
-    callId: r.call_id,
-    destKey: r.dest_key,
-    platform: r.platform,
-    ref: JSON.parse(r.ref) as unknown,
-    createdAt: Number(r.created_at),
-  }
-}
 
 /**
  * The SQLite store's `posts` table: one copy per call and destination, and the claim of the
@@ -87,7 +68,7 @@ export class SqlitePosts {
   }
 
   lapsed(now: number, limit: number): PostRecord[] {
-    return (this.stmts.lapsed.all(now, limit) as PostRow[]).map(toPost)
+    return (this.stmts.lapsed.all(now, limit) as PostRow[]).map(postOf)
   }
 
   update(key: CallKey, destKey: string, ref: unknown): void {
@@ -95,6 +76,6 @@ export class SqlitePosts {
   }
 
   list(key: CallKey): PostRecord[] {
-    return (this.stmts.list.all(key.agentId, key.callId) as PostRow[]).map(toPost)
+    return (this.stmts.list.all(key.agentId, key.callId) as PostRow[]).map(postOf)
   }
 }

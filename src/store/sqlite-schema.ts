@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import { foldAll } from './fold.js'
-import type { CallKey, CallRecord, ListedCard, StoredEvent, StoreEvent, VersionedCard } from './types.js'
+import type { CallRecord, StoredEvent, StoreEvent } from './types.js'
 
 /*
  * The SQLite store's tables: the DDL, the migration from the first schema, and how rows map to
@@ -149,23 +149,6 @@ export function toEvent(row: EventRow): StoredEvent {
 
 export function parseCalls(rows: unknown[]): CallRecord[] {
   return (rows as CallRow[]).map((r) => JSON.parse(r.data) as CallRecord)
-}
-
-export function parseCards<T>(rows: unknown[]): Array<VersionedCard<T> & CallKey> {
-  return (rows as Array<{ agent_id: string; call_id: string; version: number; state: string }>).map((r) => ({
-    agentId: r.agent_id,
-    callId: r.call_id,
-    version: r.version,
-    state: JSON.parse(r.state) as T,
-  }))
-}
-
-/** `listCards` rows: cards with when they were last written. */
-export function listedCards<T>(rows: unknown[]): Array<ListedCard<T>> {
-  return parseCards<T>(rows).map((card, i) => ({
-    ...card,
-    updatedAt: Number((rows[i] as { updated_at: number }).updated_at),
-  }))
 }
 
 export function callRow(call: CallRecord) {

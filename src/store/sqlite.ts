@@ -2,17 +2,9 @@ import Database from 'better-sqlite3'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { fromSqliteError, StorageError } from './errors.js'
 import { foldCall, pageOf, statusOf } from './fold.js'
+import { cardsOf, listedCardsOf } from './rows.js'
 import { SqlitePosts } from './sqlite-posts.js'
-import {
-  type CallRow,
-  callRow,
-  type EventRow,
-  listedCards,
-  migrateSqlite,
-  parseCalls,
-  parseCards,
-  toEvent,
-} from './sqlite-schema.js'
+import { type CallRow, callRow, type EventRow, migrateSqlite, parseCalls, toEvent } from './sqlite-schema.js'
 import { type SqliteStatements, sqliteStatements } from './sqlite-statements.js'
 
 export { SQLITE_SCHEMA_VERSION } from './sqlite-schema.js'
@@ -254,14 +246,15 @@ export class SqliteStore implements Store {
 
   async findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
     this.check()
-    return parseCards<T>(this.stmts.findCards.all(callId))
+    return cardsOf<T>(this.stmts.findCards.all(callId))
   }
 
   async listCards<T>(filter: CardFilter = {}): Promise<Array<ListedCard<T>>> {
     this.check()
     const { statuses, notStatuses, callStates, updatedSince, latest } = filter
     if (statuses?.length === 0 || callStates?.length === 0) return []
-    if (Object.values(filter).every((v) => v === undefined)) return listedCards<T>(this.stmts.listCards.all())
+    if (Object.values(filter).every((v) => v === undefined))
+      return listedCardsOf<T>(this.stmts.listCards.all())
     const where: string[] = []
     const args: unknown[] = []
     const list = (values: string[]) => {
@@ -285,7 +278,7 @@ export class SqliteStore implements Store {
     if (latest !== undefined) args.push(latest)
     const sql = `SELECT c.agent_id, c.call_id, c.version, c.state, c.updated_at FROM ${from}
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}`
-    return listedCards<T>(this.db.prepare(sql).all(...args))
+    return listedCardsOf<T>(this.db.prepare(sql).all(...args))
   }
 
   async addPost(post: PostRecord): Promise<boolean> {
