@@ -1,17 +1,22 @@
 // Section "history": does `askbridge serve` cost the same with 1k, 10k and 100k settled calls in its
-// history? A template call is asked and answered through the real serve (web inbox), then cloned into
-// the SQLite file through the store API (events in big transactions, card, post and audit rows), so
-// every clone has exactly the rows a real settled call leaves.
+// history, on SQLite and on PostgreSQL? A template call is asked and answered through the real serve
+// (web inbox), then cloned through the store API (events in big transactions, card, post and audit
+// rows), so every clone has exactly the rows a real settled call leaves: into a copy of the SQLite
+// file, and into a fresh PostgreSQL schema per size (dropped afterwards).
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import pg from 'pg'
 import { buildAdapters } from '../dist/adapters/compose.js'
 import { parseConfig } from '../dist/src/config/env.js'
 import { serve } from '../dist/src/server/serve.js'
-import { openStore } from '../dist/src/store/index.js'
-import { fmt, mib, rssOf, sleep, startServe, summarize, table, until } from './lib.js'
+import { connectStore, openStore } from '../dist/src/store/index.js'
+import { fmt, mib, pool, rssOf, sleep, startServe, summarize, table, until } from './lib.js'
 
 const SIZES = (process.env.BENCH_HISTORY_SIZES ?? '1000,10000,100000').split(',').map(Number)
+// Which stores to run, in this order: `sqlite`, `postgres` or both.
+const STORES = (process.env.BENCH_HISTORY_STORES ?? 'sqlite,postgres').split(',')
+const PG_URL = process.env.ASKBRIDGE_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test'
 const IDLE_MS = Number(process.env.BENCH_HISTORY_IDLE_MS ?? 16_000)
 const REQUESTS = 30
 const GOAL_RATIO = 1.5
@@ -84,6 +89,53 @@ async function seed(dir, tmpl, n) {
   return db
 }
 
+/** A fresh PostgreSQL schema holding `n` settled calls (the template's rows, the template among them). */
+async function seedPg(tmpl, n) {
+  const admin = new pg.Pool({ connectionString: PG_URL, max: 1 })
+  const schema = `bench_history_${n}_${process.pid}`
+  const drop = async () => {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+    await admin.end()
+  }
+  try {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+    await admin.query(`CREATE SCHEMA "${schema}"`)
+    const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`
+    const store = await connectStore(url)
+    try {
+      // Each append takes one advisory lock per call until it commits: chunks of 500 calls, 4 at
+      // a time, stay well inside the server's lock table.
+      const CHUNK = 500
+      const starts = []
+      for (let start = 0; start < n; start += CHUNK) starts.push(start)
+      await pool(starts, 4, async (start) => {
+        const clones = []
+        for (let i = start; i < Math.min(n, start + CHUNK); i++) {
+          const id = i === 0 ? TEMPLATE : `hist${String(i).padStart(12, '0')}`
+          clones.push(JSON.parse(tmpl.json.replaceAll(TEMPLATE, id)))
+        }
+        await store.append(...clones.flatMap((c) => c.events))
+        for (const c of clones) {
+          const key = { agentId: c.events[0].agentId, callId: c.events[0].callId }
+          await store.casCard(key, 0, c.card)
+          for (const post of c.posts) await store.addPost({ ...post, createdAt: Date.now() })
+          for (const entry of c.audit) await store.audit(entry)
+        }
+      })
+    } finally {
+      await store.close()
+    }
+    // What autovacuum does to a database that grew over time, done now rather than during the
+    // measurement: planner statistics and the visibility map for the seeded rows.
+    const tables = ['events', 'calls', 'cards', 'posts', 'audit'].map((t) => `"${schema}".askbridge_${t}`)
+    await admin.query(`VACUUM ANALYZE ${tables.join(', ')}`)
+    return { url, schema, drop }
+  } catch (error) {
+    await drop().catch(() => {})
+    throw error
+  }
+}
+
 /** CPU time (ms) a process has used, from /proc/<pid>/stat (utime + stime, 100 ticks/s). */
 function cpuMs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
@@ -104,8 +156,8 @@ async function latency(url, path, init) {
   return { ...summarize(samples), bytes }
 }
 
-async function measure(dir, db, n, log) {
-  const stallFile = join(dir, `stall-${n}.jsonl`)
+async function measure(dir, store, db, n, log) {
+  const stallFile = join(dir, `stall-${store}-${n}.jsonl`)
   writeFileSync(stallFile, '')
   const stalls = async (pid) => {
     const before = readFileSync(stallFile, 'utf8').split('\n').filter(Boolean).length
@@ -130,7 +182,7 @@ async function measure(dir, db, n, log) {
     await sleep(IDLE_MS)
     const idleCpu = cpuMs(server.pid) - cpu0
     const idleStall = await stalls(server.pid)
-    log(`${n}: up in ${Math.round(startup)} ms, idle ${idleCpu} ms CPU in ${IDLE_MS / 1000} s`)
+    log(`${store} ${n}: up in ${Math.round(startup)} ms, idle ${idleCpu} ms CPU in ${IDLE_MS / 1000} s`)
     const questions = await latency(server.url, '/v1/questions')
     const inbox = await latency(server.url, '/inbox/api/cards')
     const metrics = await latency(server.url, '/metrics')
@@ -146,15 +198,34 @@ async function measure(dir, db, n, log) {
   }
 }
 
-export default async function history({ dir, log }) {
-  const tmpl = await template(dir)
+const NAMES = { sqlite: 'SQLite', postgres: 'PostgreSQL' }
+
+/** Seed and measure every size on one store. */
+async function run(dir, tmpl, store, log) {
   const results = []
   for (const n of SIZES) {
     const t = performance.now()
-    const db = await seed(dir, tmpl, n)
-    log(`seeded ${n} settled calls in ${Math.round((performance.now() - t) / 1000)} s`)
-    results.push(await measure(dir, db, n, log))
+    if (store === 'sqlite') {
+      const db = await seed(dir, tmpl, n)
+      log(`sqlite: seeded ${n} settled calls in ${Math.round((performance.now() - t) / 1000)} s`)
+      results.push(await measure(dir, store, db, n, log))
+    } else {
+      const schema = await seedPg(tmpl, n)
+      const seeded = (performance.now() - t) / 1000
+      log(`postgres: seeded ${n} settled calls in ${Math.round(seeded)} s`)
+      try {
+        results.push({ ...(await measure(dir, store, schema.url, n, log)), seeded })
+      } finally {
+        await schema.drop()
+      }
+    }
   }
+  return results
+}
+
+/** One store's tables and goal rows. */
+function report(store, results) {
+  const name = NAMES[store]
   const first = results[0]
   const last = results.at(-1)
   // Ratios use each figure's resolution as a floor: CPU is counted in 10 ms ticks, latencies in ms.
@@ -168,8 +239,8 @@ export default async function history({ dir, log }) {
     ['a new ask (timed, 1 ms window) p50 ms', (r) => r.ask.p50, 1],
   ]
   const ratio = (get, floor) => Math.max(get(last), floor) / Math.max(get(first), floor)
-  const rows = figures.map(([name, get, floor]) => [
-    name,
+  const rows = figures.map(([figure, get, floor]) => [
+    figure,
     ...results.map((r) => fmt(get(r))),
     `${ratio(get, floor).toFixed(2)}×`,
   ])
@@ -177,7 +248,7 @@ export default async function history({ dir, log }) {
     ['longest stall during start-up ms', (r) => r.startupStall.maxMs],
     [`longest stall while idle (${IDLE_MS / 1000} s) ms`, (r) => r.idleStall.maxMs],
     ['longest stall while serving the requests above ms', (r) => r.servingStall.maxMs],
-  ].map(([name, get]) => [name, ...results.map((r) => fmt(get(r))), ''])
+  ].map(([figure, get]) => [figure, ...results.map((r) => fmt(get(r))), ''])
   const sizeRows = [
     ['GET /v1/questions bytes', (r) => r.questions.bytes],
     ['inbox feed bytes', (r) => r.inbox.bytes],
@@ -186,37 +257,64 @@ export default async function history({ dir, log }) {
     ['inbox feed p99 ms', (r) => r.inbox.p99],
     ['GET /metrics p99 ms', (r) => r.metrics.p99],
     ['a new ask p99 ms', (r) => r.ask.p99],
-  ].map(([name, get]) => [name, ...results.map((r) => String(Math.round(get(r) * 10) / 10)), ''])
+  ].map(([figure, get]) => [figure, ...results.map((r) => String(Math.round(get(r) * 10) / 10)), ''])
+  const seedRows =
+    store === 'postgres'
+      ? [['seeding through the store API s', ...results.map((r) => String(Math.round(r.seeded))), '']]
+      : []
   const worst = Math.max(...figures.map(([, get, floor]) => ratio(get, floor)))
   const worstName = figures.find(([, get, floor]) => ratio(get, floor) === worst)[0]
   const maxStall = Math.max(...results.flatMap((r) => [r.idleStall.maxMs, r.servingStall.maxMs]))
   const maxStartupStall = Math.max(...results.map((r) => r.startupStall.maxMs))
-  const markdown = `\`askbridge serve\` (the CLI, its own process, SQLite with the default durability, web inbox only)
-started on a database holding ${SIZES.join(', ')} settled calls. Each settled call is a clone of one timed call
-(so it is in the protocol's projection, \`GET /v1/questions\`) asked over the API and answered in the
-inbox within its window (its events, call row, card, post and audit rows). Start-up
-is from spawning the process to \`/healthz\` answering; RSS is read from /proc 1 s later; idle CPU is the
-process's CPU time over ${IDLE_MS / 1000} s of nothing (the escalation tick runs every 15 s); then ${REQUESTS} of each request
-one after another. The longest event-loop stall is \`perf_hooks.monitorEventLoopDelay\` (5 ms resolution),
-preloaded into serve by bench/stall-probe.js. Ratios compare ${last.n} with ${first.n}, with floors at the
-figures' resolution (10 ms of CPU, 1 ms of latency).
+  const sizes = results.map((r) => `${r.n} calls`)
+  const markdown = `### ${name}
 
-${table(['figure', ...results.map((r) => `${r.n} calls`), `${last.n} / ${first.n}`], rows)}
+${table(['figure', ...sizes, `${last.n} / ${first.n}`], rows)}
 
-${table(['also', ...results.map((r) => `${r.n} calls`), ''], [...stallRows, ...sizeRows])}`
+${table(['also', ...sizes, ''], [...stallRows, ...sizeRows, ...seedRows])}`
   return {
     markdown,
     goals: [
       {
-        goal: `every history figure within ${GOAL_RATIO}× from ${first.n} to ${last.n} settled calls`,
+        goal: `${name}: every history figure within ${GOAL_RATIO}× from ${first.n} to ${last.n} settled calls`,
         figure: `worst: ${worstName} ${worst.toFixed(2)}×`,
         pass: worst <= GOAL_RATIO,
       },
       {
-        goal: `no event-loop stall over ${GOAL_STALL_MS} ms (idle and serving, up to ${last.n} calls)`,
+        goal: `${name}: no event-loop stall over ${GOAL_STALL_MS} ms (idle and serving, up to ${last.n} calls)`,
         figure: `${fmt(maxStall)} ms (start-up: ${fmt(maxStartupStall)} ms)`,
         pass: maxStall <= GOAL_STALL_MS,
       },
     ],
   }
+}
+
+export default async function history({ dir, log }) {
+  const unknown = STORES.filter((store) => !NAMES[store])
+  if (unknown.length > 0)
+    throw new Error(`BENCH_HISTORY_STORES: unknown ${unknown.join(', ')} (sqlite, postgres)`)
+  const tmpl = await template(dir)
+  const reports = []
+  for (const store of STORES) reports.push(report(store, await run(dir, tmpl, store, log)))
+  const first = SIZES[0]
+  const last = SIZES.at(-1)
+  const markdown = `\`askbridge serve\` (the CLI, its own process, web inbox only) started on a database holding
+${SIZES.join(', ')} settled calls: ${STORES.map((s) => NAMES[s]).join(', then ')}. SQLite is a file with the default
+durability; PostgreSQL is the local server (loopback, its defaults), a fresh schema per size
+(\`ASKBRIDGE_DB=postgres://...?schema=NAME\`), dropped after its size is measured. Each settled call is a
+clone of one timed call (so it is in the protocol's projection, \`GET /v1/questions\`) asked over the API
+and answered in the inbox within its window (its events, call row, card, post and audit rows), written
+through the store API: on SQLite into a copy of the template's file, 2000 calls' events per transaction;
+on PostgreSQL through \`connectStore\`, 500 calls' events per transaction (each holds an advisory lock
+per call), 4 such batches at a time, each followed by its calls' card, post and audit rows; then \`VACUUM ANALYZE\` of the seeded tables
+(what autovacuum does to a database that grew over time, done before the measurement rather than
+during it). Start-up is from spawning the process to \`/healthz\` answering (on PostgreSQL it includes
+connecting and checking the migrations); RSS is read from /proc 1 s later; idle CPU is the
+process's CPU time over ${IDLE_MS / 1000} s of nothing (the escalation tick runs every 15 s); then ${REQUESTS} of each request
+one after another. The longest event-loop stall is \`perf_hooks.monitorEventLoopDelay\` (5 ms resolution),
+preloaded into serve by bench/stall-probe.js. Ratios compare ${last} with ${first}, with floors at the
+figures' resolution (10 ms of CPU, 1 ms of latency).
+
+${reports.map((r) => r.markdown).join('\n\n')}`
+  return { markdown, goals: reports.flatMap((r) => r.goals) }
 }
