@@ -1,11 +1,16 @@
 import type { CardState } from '../card/types.js'
-import type { CallKey, Store, VersionedCard } from '../store/types.js'
+import type { AuditEntry, CallKey, Store, VersionedCard } from '../store/types.js'
 
 /** How many times a compare-and-set is retried when someone else changed the card in between. */
 const CAS_ATTEMPTS = 20
 
-/** What to do with the card as read: stop with a result, or write a new state and then finish. */
-export type CasStep<T> = { done: T } | { write: CardState; after: (version: number) => T | Promise<T> }
+/**
+ * What to do with the card as read: stop with a result, or write a new state (with the audit
+ * entries that record the step, in the same commit) and then finish.
+ */
+export type CasStep<T> =
+  | { done: T }
+  | { write: CardState; audit?: AuditEntry[]; after: (version: number) => T | Promise<T> }
 
 /**
  * The one compare-and-set loop over a card: read it, decide, write only if nobody changed it
@@ -22,7 +27,7 @@ export async function compareAndSet<T>(
     const current = await store.getCard<CardState>(call)
     const step = await decide(current)
     if ('done' in step) return step.done
-    const version = await store.casCard(call, current?.version ?? 0, step.write)
+    const version = await store.casCard(call, current?.version ?? 0, step.write, step.audit)
     if (version !== undefined) return step.after(version)
   }
   return busy()

@@ -312,10 +312,11 @@ export class ChatAnswerer {
         if (!current || !next) return { done: false }
         return {
           write: next,
-          after: async () => {
-            // Only lifecycle changes are audited as such; an escalation tier or a holder leaving is not one.
-            if (next.status !== current.state.status)
-              await this.store.audit({ ...key, kind: `status:${next.status}` })
+          // Only lifecycle changes are audited as such; an escalation tier or a holder leaving is not one.
+          ...(next.status === current.state.status
+            ? {}
+            : { audit: [{ ...key, kind: `status:${next.status}` }] }),
+          after: () => {
             this.background(this.copies.refresh(key))
             return true
           },

@@ -278,6 +278,9 @@ export class CardCopies {
     const entry = { dirty: true, promise: Promise.resolve() }
     entry.promise = (async () => {
       try {
+        // Start on the next turn of the event loop: whatever asked for this (a click) answers its
+        // person first, and changes made meanwhile fold into this one pass.
+        await new Promise((resolve) => setImmediate(resolve))
         while (entry.dirty) {
           entry.dirty = false
           const card = (await this.#o.store.getCard<CardState>(key))?.state

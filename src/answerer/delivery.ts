@@ -4,7 +4,6 @@ import type { AskUserQuestionAnswer } from '../protocol/types.js'
 import type { UserQuestionService } from '../service/service.js'
 import { callKeyOf } from '../store/fold.js'
 import type { Holds } from './holds.js'
-import { auditSafely } from './interactions.js'
 import type { Waiters } from './waiters.js'
 
 export interface DeliveryDeps {
@@ -27,20 +26,12 @@ export class Delivery {
     return this.deps.service.store
   }
 
-  /** A card just completed: hand the answer to the waiting ask, or queue it as a late reply. */
+  /**
+   * A card just completed (stored with its `completed` audit entry): hand the answer to the
+   * waiting ask, or queue it as a late reply.
+   */
   async completed(before: CardState, card: CardState): Promise<void> {
-    const key = callKeyOf(card)
-    this.deps.holds.releaseAll(key)
-    await auditSafely(
-      { store: this.store, log: this.deps.log },
-      {
-        ...key,
-        kind: 'completed',
-        ...(card.answeredBy ? { actor: card.answeredBy, platform: card.answeredBy.platform } : {}),
-        // A reason typed with Approve or Reject is askbridge's own note beside the answer.
-        detail: card.reason && card.result ? { ...card.result, reason: card.reason } : card.result,
-      },
-    )
+    this.deps.holds.releaseAll(callKeyOf(card))
     const answer = card.result
     if (!answer) return
     if (before.status === 'open' && this.handOver(card, answer)) return

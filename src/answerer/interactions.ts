@@ -21,7 +21,7 @@ export interface InteractionDeps {
   adapters: Map<string, ChatAdapter>
   holds: Holds
   log: Logger
-  /** A click completed the card: hand its answer over (see delivery.ts). */
+  /** A click completed the card (its `completed` audit entry is written): hand its answer over (see delivery.ts). */
   completed: (before: CardState, card: CardState) => Promise<void>
   /** Bring every copy of the card up to date, after the acknowledgement. */
   refresh: (call: CallKey) => void
@@ -30,6 +30,17 @@ export interface InteractionDeps {
 /** The actor an audit entry names. */
 function auditActor(person: Person): NonNullable<AuditEntry['actor']> {
   return { platform: person.platform, userId: person.userId, ...(person.name ? { name: person.name } : {}) }
+}
+
+/** The audit entry of a card's completion: who answered, and what. */
+export function completedEntry(card: CardState): AuditEntry {
+  return {
+    ...callKeyOf(card),
+    kind: 'completed',
+    ...(card.answeredBy ? { actor: card.answeredBy, platform: card.answeredBy.platform } : {}),
+    // A reason typed with Approve or Reject is askbridge's own note beside the answer.
+    detail: card.reason && card.result ? { ...card.result, reason: card.reason } : card.result,
+  }
 }
 
 /**
@@ -83,18 +94,17 @@ export async function handleInteraction(
   // One person is one approver, whichever platform (or signed-in inbox) they answer from.
   const actor = deps.people.identify(input.interaction.actor)
   const interaction = { ...input.interaction, actor }
-  const audit = (refused: boolean, code?: string) =>
-    auditSafely(deps, {
-      ...(key ?? { callId: input.callId }),
-      kind: 'interaction',
-      platform: actor.platform,
-      actor: auditActor(actor),
-      detail: interaction.action,
-      refused,
-      ...(code ? { code } : {}),
-    })
+  const entry = (refused: boolean, code?: string): AuditEntry => ({
+    ...(key ?? { callId: input.callId }),
+    kind: 'interaction',
+    platform: actor.platform,
+    actor: auditActor(actor),
+    detail: interaction.action,
+    refused,
+    ...(code ? { code } : {}),
+  })
   const refuse = async (code: string, message: string, card?: CardState) => {
-    await audit(true, code)
+    await auditSafely(deps, entry(true, code))
     return { done: { ok: false, message, ...(card ? { card } : {}) } }
   }
   if (!key) return (await refuse('unknown-call', GONE)).done
@@ -113,20 +123,25 @@ export async function handleInteraction(
       const next = result.state
       return {
         write: next,
+        // The click, and the answer it completed, are recorded in the card's own commit.
+        audit: result.completed ? [entry(false), completedEntry(next)] : [entry(false)],
         after: async () => {
-          await audit(false)
           const type = interaction.action.type
           // A surface that renews holds (the inbox's heartbeat) gives them a lease.
           const lease = deps.adapters.get(input.interaction.actor.platform)?.holdLeaseMs
           if (type === 'hold') deps.holds.claim(next, actor, lease)
           if (type === 'release') deps.holds.release(key, actor)
           // Stored: from here on the click is applied, whatever else fails.
+          // The answer is durable in the card, so handing it over (the answer's own commit, the
+          // reply to the agent) waits until the person's click has been acknowledged.
           if (result.completed) {
-            await deps
-              .completed(card, next)
-              .catch((error: unknown) =>
-                deps.log.warn('answer stored but not handed over yet', { ...key, error }),
-              )
+            setImmediate(() => {
+              deps
+                .completed(card, next)
+                .catch((error: unknown) =>
+                  deps.log.warn('answer stored but not handed over yet', { ...key, error }),
+                )
+            })
           }
           deps.refresh(key)
           return {

@@ -47,8 +47,8 @@ export function openCard(
       const card = buildCard(deps, request, plan, destinations)
       return {
         write: card,
-        after: async (version) => {
-          await deps.store.audit({ ...key, kind: 'asked', detail: { route: plan.name } })
+        audit: [{ ...key, kind: 'asked', detail: { route: plan.name } }],
+        after: (version) => {
           // A reused callId: copies already posted show the new card.
           if (existing) deps.refresh(key)
           return { state: card, version }

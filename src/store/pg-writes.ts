@@ -47,27 +47,49 @@ export async function takeLease(c: Queryable, key: CallKey, owner: string, until
   )
 }
 
-/** Card compare-and-set: true when the card was at `expectedVersion` (0: absent) and is now written. */
+/**
+ * Card compare-and-set, in one statement: true when the card was at `expectedVersion` (0:
+ * absent) and is now written. Only then are the `audit` entries written and `notify` sent (on
+ * commit), so a step is one round trip and one commit.
+ */
 export async function writeCard(
   c: Queryable,
   key: CallKey,
   expectedVersion: number,
   state: unknown,
   at: number,
+  audit: AuditEntry[],
+  notify: { channel: string; payload: string },
 ): Promise<boolean> {
-  const json = JSON.stringify(state)
-  const result =
+  const card =
     expectedVersion === 0
-      ? await c.query(
-          `INSERT INTO askbridge_cards (agent_id, call_id, version, status, state, updated_at)
-           VALUES ($1, $2, 1, $3, $4, $5) ON CONFLICT DO NOTHING`,
-          [key.agentId, key.callId, statusOf(state), json, at],
-        )
-      : await c.query(
-          `UPDATE askbridge_cards SET version = version + 1, status = $1, state = $2, updated_at = $3
-           WHERE agent_id = $4 AND call_id = $5 AND version = $6`,
-          [statusOf(state), json, at, key.agentId, key.callId, expectedVersion],
-        )
+      ? `INSERT INTO askbridge_cards (agent_id, call_id, version, status, state, updated_at)
+         SELECT $1, $2, 1, $3, $4, $5 WHERE $6::int = 0 ON CONFLICT DO NOTHING RETURNING 1`
+      : `UPDATE askbridge_cards SET version = version + 1, status = $3, state = $4, updated_at = $5
+         WHERE agent_id = $1 AND call_id = $2 AND version = $6 RETURNING 1`
+  const result = await c.query(
+    `WITH card AS (${card}),
+     audit AS (
+       INSERT INTO askbridge_audit (agent_id, call_id, at, data)
+       SELECT e.agent_id, e.call_id, $5, e.data
+       FROM card, unnest($7::text[], $8::text[], $9::text[]) WITH ORDINALITY AS e(agent_id, call_id, data, n)
+       ORDER BY e.n
+     )
+     SELECT pg_notify($10, $11) FROM card`,
+    [
+      key.agentId,
+      key.callId,
+      statusOf(state),
+      JSON.stringify(state),
+      at,
+      expectedVersion,
+      audit.map((e) => e.agentId ?? null),
+      audit.map((e) => e.callId ?? null),
+      audit.map((e) => JSON.stringify(e)),
+      notify.channel,
+      notify.payload,
+    ],
+  )
   return result.rowCount === 1
 }
 

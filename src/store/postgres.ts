@@ -295,13 +295,17 @@ export class PostgresStore implements Store {
     return reads.getCard<T>(this.db, key)
   }
 
-  async casCard<T>(key: CallKey, expectedVersion: number, state: T): Promise<number | undefined> {
+  async casCard<T>(
+    key: CallKey,
+    expectedVersion: number,
+    state: T,
+    audit: AuditEntry[] = [],
+  ): Promise<number | undefined> {
     this.check()
-    if (!(await writes.writeCard(this.db, key, expectedVersion, state, this.now()))) return undefined
-    // After the write: a process waiting on this card re-reads it. Should this process die in
-    // between, the waiting one's periodic re-check still finds the change.
-    await this.db.query('SELECT pg_notify($1, $2)', [this.channel, this.note(key, 'c')]).catch(() => {})
-    return expectedVersion + 1
+    // The notification rides in the write's own commit: a process waiting on this card re-reads it.
+    const notify = { channel: this.channel, payload: this.note(key, 'c') }
+    const written = await writes.writeCard(this.db, key, expectedVersion, state, this.now(), audit, notify)
+    return written ? expectedVersion + 1 : undefined
   }
 
   async listCards<T>(filter: CardFilter = {}): Promise<Array<ListedCard<T>>> {

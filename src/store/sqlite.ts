@@ -233,15 +233,27 @@ export class SqliteStore implements Store {
     return row ? { version: row.version, state: JSON.parse(row.state) as T } : undefined
   }
 
-  async casCard<T>(key: CallKey, expectedVersion: number, state: T): Promise<number | undefined> {
+  async casCard<T>(
+    key: CallKey,
+    expectedVersion: number,
+    state: T,
+    audit: AuditEntry[] = [],
+  ): Promise<number | undefined> {
     this.check()
     const json = JSON.stringify(state)
     const status = statusOf(state)
-    const result =
-      expectedVersion === 0
-        ? this.stmts.insertCard.run(key.agentId, key.callId, status, json, this.now())
-        : this.stmts.updateCard.run(status, json, this.now(), key.agentId, key.callId, expectedVersion)
-    return result.changes === 1 ? expectedVersion + 1 : undefined
+    const at = this.now()
+    const write = () => {
+      const result =
+        expectedVersion === 0
+          ? this.stmts.insertCard.run(key.agentId, key.callId, status, json, at)
+          : this.stmts.updateCard.run(status, json, at, key.agentId, key.callId, expectedVersion)
+      if (result.changes !== 1) return undefined
+      for (const entry of audit) this.writeAudit(entry, at)
+      return expectedVersion + 1
+    }
+    // One statement commits by itself; with audit entries, one transaction holds them all.
+    return audit.length === 0 ? write() : this.db.transaction(write).immediate()
   }
 
   async findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
@@ -321,7 +333,11 @@ export class SqliteStore implements Store {
 
   async audit(entry: AuditEntry): Promise<void> {
     this.check()
-    this.stmts.audit.run(entry.agentId ?? null, entry.callId ?? null, this.now(), JSON.stringify(entry))
+    this.writeAudit(entry, this.now())
+  }
+
+  private writeAudit(entry: AuditEntry, at: number): void {
+    this.stmts.audit.run(entry.agentId ?? null, entry.callId ?? null, at, JSON.stringify(entry))
   }
 
   async listAudit(

@@ -158,8 +158,17 @@ export interface Store {
   events(filter?: { agentId?: string; callId?: string; sinceSeq?: number }): Promise<StoredEvent[]>
 
   getCard<T>(key: CallKey): Promise<VersionedCard<T> | undefined>
-  /** Write a card if its version is still `expectedVersion` (0: must not exist). Returns the new version or undefined on conflict. */
-  casCard<T>(key: CallKey, expectedVersion: number, state: T): Promise<number | undefined>
+  /**
+   * Write a card if its version is still `expectedVersion` (0: must not exist). Returns the new
+   * version or undefined on conflict. `audit` entries are written in the same transaction, and
+   * only when the card is: one commit for a step (a click applied and its audit).
+   */
+  casCard<T>(
+    key: CallKey,
+    expectedVersion: number,
+    state: T,
+    audit?: AuditEntry[],
+  ): Promise<number | undefined>
   /** Every agent's card with this callId, oldest first: resolves a component that carries a callId. */
   findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>>
   /** Cards, least recently updated first; `statuses` filters on the card's `state.status`. */

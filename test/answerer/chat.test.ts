@@ -361,6 +361,8 @@ describe('restart', () => {
       },
     })
     expect(late.ok).toBe(true)
+    // Handed over once the click is answered (the answer is in the card already).
+    await until(async () => (await service.replies('agent')).length > 0, 'late reply')
     expect((await service.replies('agent')).map((r) => r.callId)).toEqual(['timed'])
     const card = (await chat.host.getCard({ callId: 'timed' })) as CardState
     expect(card.status).toBe('answered')

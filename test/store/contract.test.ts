@@ -316,6 +316,36 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
     expect(wins[card?.state.by ?? -1]).toBe(3)
   })
 
+  it('card compare-and-set writes its audit entries in the same commit, and none when it loses', async () => {
+    const stores = [await open(), await open()]
+    const [s0, s1] = stores as [Store, Store]
+    const entry = (kind: string, detail?: unknown) => ({ ...a1, kind, ...(detail ? { detail } : {}) })
+    expect(await s0.casCard(a1, 0, { status: 'open' }, [entry('asked')])).toBe(1)
+    // A lost create and a lost update leave no trace in the audit.
+    expect(await s1.casCard(a1, 0, { status: 'open' }, [entry('asked-again')])).toBeUndefined()
+    expect(await s1.casCard(a1, 7, { status: 'answered' }, [entry('stale')])).toBeUndefined()
+    // Several entries, in order, the text kept exactly (a NUL and non-ASCII included).
+    const detail = { label: 'Ja, gerne \u2713', note: 'a\u0000b' }
+    expect(
+      await s1.casCard(a1, 1, { status: 'answered' }, [entry('interaction', detail), entry('completed')]),
+    ).toBe(2)
+    // No entries: just the card.
+    expect(await s0.casCard(a1, 2, { status: 'answered', touched: true }, [])).toBe(3)
+    const audit = await s0.listAudit({ ...a1 })
+    expect(audit.map((e) => e.kind)).toEqual(['asked', 'interaction', 'completed'])
+    expect(audit[1]?.detail).toEqual(detail)
+    expect(audit[1]?.at).toBe(audit[2]?.at)
+    // Racing writers with entries: exactly the winner's entry is kept.
+    const wins = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (stores[i % 2] as Store).casCard(a1, 3, { status: 'answered', by: i }, [entry(`won-${i}`)]),
+      ),
+    )
+    const winner = wins.findIndex((v) => v !== undefined)
+    expect(wins.filter((v) => v !== undefined)).toEqual([4])
+    expect((await s1.listAudit({ ...a1 })).map((e) => e.kind).slice(3)).toEqual([`won-${winner}`])
+  })
+
   it('lists cards oldest update first, filtered by status', async () => {
     let t = 1
     const store = await open({ now: () => t++ })

@@ -1,0 +1,91 @@
+/**
+ * Each step is one transaction: the ask, the card's post, the click applied (with its audit), the
+ * answer. Counted on a real SQLite store by observing which write methods run (each is one commit).
+ */
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Person } from '../../src/card/types.js'
+import { openStore } from '../../src/store/index.js'
+import type { Store } from '../../src/store/types.js'
+import { MemoryAdapter } from '../fakes/memory-adapter.js'
+import { startAnswerer } from '../helpers/answerer.js'
+import { colour, tempDir, until } from '../helpers/service.js'
+
+const WRITES = [
+  'append',
+  'transact',
+  'casCard',
+  'addPost',
+  'claimPost',
+  'renewPostClaims',
+  'releasePost',
+  'updatePost',
+  'audit',
+  'pruneCalls',
+  'pruneAudit',
+] as const
+
+/** The store, with every write it commits listed in `log` (method name, in call order). */
+function counted(store: Store): { store: Store; log: string[] } {
+  const log: string[] = []
+  const proxy = new Proxy(store, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver)
+      if (typeof value !== 'function') return value
+      if ((WRITES as readonly string[]).includes(String(name)))
+        return (...args: unknown[]) => {
+          log.push(String(name))
+          return value.apply(target, args)
+        }
+      return value.bind(target)
+    },
+  })
+  return { store: proxy, log }
+}
+
+const cleanups: Array<() => Promise<void> | void> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+const ann: Person = { platform: 'slack', userId: 'U1', name: 'Ann' }
+
+describe('commits per step', () => {
+  it('an ask, its card and a click that answers it: the click is one commit before it returns', async () => {
+    const dir = tempDir()
+    cleanups.push(dir.cleanup)
+    const { store, log } = counted(openStore(join(dir.dir, 'commits.db')))
+    const adapter = new MemoryAdapter('slack')
+    const { service, chat, close } = await startAnswerer({
+      adapters: [adapter],
+      destinations: [{ platform: 'slack', channel: 'C1' }],
+      store,
+    })
+    cleanups.push(close)
+    const agent = service.agents.ensure('agent')
+    const asking = service.ask({ questions: [colour], agent, wait: { callId: 'one' } })
+    await until(() => adapter.messagesFor('one').length === 1, 'card posted')
+    await until(() => log.includes('updatePost'), 'post recorded')
+    // The ask: its event, the card with its `asked` audit entry; the copy: its claim and its ref.
+    expect(log).toEqual(['append', 'casCard', 'claimPost', 'updatePost'])
+    log.length = 0
+    const outcome = await chat.host.handle({
+      callId: 'one',
+      interaction: {
+        id: 'c1',
+        actor: ann,
+        action: { type: 'choose', questionId: 'colour', label: 'Red' },
+        at: 1,
+      },
+    })
+    expect(outcome.ok).toBe(true)
+    // Applied, audited and completed in one commit before the click is answered.
+    expect(log).toEqual(['casCard'])
+    expect((await asking).answers[0]?.selected).toEqual(['Red'])
+    // The answer is the call's own commit.
+    await until(() => log.length >= 2, 'answer recorded')
+    expect(log).toEqual(['casCard', 'append'])
+    const kinds = (await store.listAudit({ callId: 'one' })).map((e) => e.kind)
+    expect(kinds).toEqual(['asked', 'interaction', 'completed'])
+  })
+})
