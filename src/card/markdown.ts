@@ -37,9 +37,21 @@ export function plainText(node: Nodes): string {
   return ''
 }
 
-/** Parsed trees of recent texts: a card is re-rendered on every click, its plan is not re-parsed. */
+/**
+ * Parsed trees of recent texts: a card is re-rendered on every click and every copy, its texts are
+ * not re-parsed. Bounded by entries and by the characters they were parsed from.
+ */
 const cache = new Map<string, Root>()
-const CACHE_ENTRIES = 32
+const CACHE_ENTRIES = 1024
+const CACHE_CHARS = 512 * 1024
+let cachedChars = 0
+
+/**
+ * Text no markdown construct can start in: one line of letters, digits, spaces and punctuation
+ * that is never markup (no `.` or `@`, so no autolink; no leading digit-dot list; no `*_~` etc.).
+ * Most questions and labels are like this; they skip the parser. A test holds this to the parser.
+ */
+const PLAIN = /^[\p{L}\p{N}](?:[\p{L}\p{N} ,;?'"/%-]*[\p{L}\p{N},;?'"/%-])?$/u
 
 /** Parse agent markdown into the normalised tree (see the module comment). Never throws. */
 export function parseMarkdown(markdown: string): Root {
@@ -49,13 +61,18 @@ export function parseMarkdown(markdown: string): Root {
     cache.set(markdown, hit)
     return hit
   }
-  const tree = fromMarkdown(cleanText(markdown), {
-    extensions: [gfm()],
-    mdastExtensions: [gfmFromMarkdown()],
-  })
+  const clean = cleanText(markdown)
+  const tree: Root = PLAIN.test(clean)
+    ? { type: 'root', children: [{ type: 'paragraph', children: [{ type: 'text', value: clean }] }] }
+    : fromMarkdown(clean, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })
   normalise(tree)
   cache.set(markdown, tree)
-  if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value as string)
+  cachedChars += markdown.length
+  while (cache.size > CACHE_ENTRIES || (cachedChars > CACHE_CHARS && cache.size > 1)) {
+    const oldest = cache.keys().next().value as string
+    cache.delete(oldest)
+    cachedChars -= oldest.length
+  }
   return tree
 }
 

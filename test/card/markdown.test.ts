@@ -2,6 +2,10 @@
  * Plans render through one parser on every surface: numbering, nesting, tables and code survive
  * in Slack mrkdwn, Discord markdown and the inbox's sanitized HTML.
  */
+
+import { fromMarkdown } from 'mdast-util-from-markdown'
+import { gfmFromMarkdown } from 'mdast-util-gfm'
+import { gfm } from 'micromark-extension-gfm'
 import { describe, expect, it } from 'vitest'
 import { markdownToDiscord } from '../../adapters/discord/markdown.js'
 import { cardToDiscordMessages } from '../../adapters/discord/render.js'
@@ -9,6 +13,7 @@ import { markdownToMrkdwn } from '../../adapters/slack/markdown.js'
 import { cardToMessages } from '../../adapters/slack/render.js'
 import { markdownToHtml } from '../../adapters/web/markdown.js'
 import { newCard } from '../../src/card/apply.js'
+import { parseMarkdown } from '../../src/card/markdown.js'
 import { validateMessage } from '../fakes/discord/validate.js'
 import { checkMessage, mentionsIn } from '../fakes/slack/validate.js'
 import { CODE_PLAN, CORPUS, LONG_PLAN, MIGRATION_PLAN, NESTED_PLAN, TABLE_PLAN } from '../fixtures/plans.js'
@@ -155,5 +160,56 @@ describe('the corpus on real cards, within every platform limit', () => {
       expect(mentionsIn(m.blocks)).toEqual([])
     }
     for (const m of cardToDiscordMessages(card)) expect(validateMessage(m)).toEqual([])
+  })
+})
+
+describe('plain text skips the parser and gets the tree the parser gives', () => {
+  // Strip what only the parser adds (source positions) before comparing trees.
+  const bare = (node: unknown): unknown =>
+    Array.isArray(node)
+      ? node.map(bare)
+      : node && typeof node === 'object'
+        ? Object.fromEntries(
+            Object.entries(node)
+              .filter(([k]) => k !== 'position')
+              .map(([k, v]) => [k, bare(v)]),
+          )
+        : node
+  const parsed = (text: string) =>
+    bare(fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }))
+
+  it('for every string of the plain alphabet, and near misses that must be parsed', () => {
+    // A seeded generator over the plain alphabet plus every markup character, so both paths run.
+    let seed = 7
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed
+    }
+    const plainChars = 'aZé漢1 ,;?\'"/%-0'
+    const markup = '.@*_~`#|<>[]()!&:=+\\\t\n'
+    // Plain questions, and one line of each construct a plain-looking line could hide.
+    const samples = ['Ship build r0-12?', 'Deploy 3 services, 50% now?', "Isn't it 'done'?", 'a #1 - b']
+    samples.push('1. item', 'x _a_', 'x *a*', 'x ~~a~~', 'x `a`', 'a &amp; b', 'a <b> c', 'x [a] b')
+    samples.push('mail a@b.co', 'see http://x.io', 'see www.x.io', 'a\\-b', 'x ![a](b) c', 'a | b')
+    for (let i = 0; i < 6000; i++) {
+      const chars = Array.from({ length: 1 + (next() % 12) }, () => plainChars[next() % plainChars.length])
+      // Two in three samples get one markup character once or twice, anywhere.
+      const mark = markup[next() % markup.length] as string
+      const times = next() % 3
+      for (let t = 0; t < times; t++) chars.splice(next() % (chars.length + 1), 0, mark)
+      samples.push(chars.join(''))
+    }
+    // Trees with nodes the normaliser rewrites (raw HTML, links, references) are not compared:
+    // none of them can come from a plain string (no `<`, `.`, `:`, `@` or `[`).
+    const rewritten = /"type":"(html|definition|link|image|linkReference|imageReference)"/
+    let plain = 0
+    for (const text of samples) {
+      const tree = bare(parseMarkdown(text))
+      const expected = parsed(text)
+      if (rewritten.test(JSON.stringify(expected))) continue
+      if (!/[.@*_~`#|<>[\]()!&:=+\\\t\n]/.test(text) && text.trim() === text) plain++
+      expect(tree, JSON.stringify(text)).toEqual(expected)
+    }
+    expect(plain).toBeGreaterThan(200)
   })
 })
