@@ -209,6 +209,7 @@ export function createBoltApp(options: BoltAppOptions): { app: App; http?: Slack
       logger: options.logger,
       clientOptions,
       deferInitialization: true,
+      convoStore: false, // Bolt's conversation-state middleware: askbridge keeps no conversation state
     })
     return { app }
   }
@@ -226,6 +227,7 @@ export function createBoltApp(options: BoltAppOptions): { app: App; http?: Slack
     logger: options.logger,
     clientOptions,
     deferInitialization: true,
+    convoStore: false,
   })
   return { app, http }
 }
