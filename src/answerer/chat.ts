@@ -23,6 +23,7 @@ import { type NoticeOutcome, type NoticeRequest, postNotice } from './notices.js
 import { callOfRef, type OpenDeps, openCard } from './open.js'
 import { followOtherBridges } from './replicas.js'
 import { Staffer } from './staffing.js'
+import { Turns } from './turns.js'
 import { Waiters } from './waiters.js'
 
 export interface ChatAnswererOptions {
@@ -98,7 +99,15 @@ export class ChatAnswerer {
       log: this.log,
       now: this.now,
     })
-    this.copies = new CardCopies({ store: this.store, adapters: this.adapters, now: this.now, log: this.log })
+    const turns = new Turns()
+    const turn = () => turns.next()
+    this.copies = new CardCopies({
+      store: this.store,
+      adapters: this.adapters,
+      now: this.now,
+      log: this.log,
+      turn,
+    })
     this.opening = {
       store: this.store,
       now: this.now,
@@ -133,6 +142,7 @@ export class ChatAnswerer {
       holds: this.holds,
       log: this.log,
       completed: (before, card) => delivery.completed(before, card),
+      turn,
       refresh: (key) => this.background(this.copies.refresh(key)),
     }
     this.answerer = (request, next) => this.answer(request, next)

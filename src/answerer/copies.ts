@@ -24,6 +24,8 @@ export interface CopiesOptions {
   adapters: Map<string, ChatAdapter>
   now: () => number
   log: Logger
+  /** A later turn of the event loop for work that follows an acknowledgement (see turns.ts). */
+  turn: () => Promise<void>
 }
 
 type Outcome = 'posted' | 'held' | 'failed'
@@ -278,9 +280,9 @@ export class CardCopies {
     const entry = { dirty: true, promise: Promise.resolve() }
     entry.promise = (async () => {
       try {
-        // Start on the next turn of the event loop: whatever asked for this (a click) answers its
-        // person first, and changes made meanwhile fold into this one pass.
-        await new Promise((resolve) => setImmediate(resolve))
+        // Start on a turn of its own: whatever asked for this (a click) answers its person first,
+        // and changes made meanwhile fold into this one pass.
+        await this.#o.turn()
         while (entry.dirty) {
           entry.dirty = false
           const card = (await this.#o.store.getCard<CardState>(key))?.state

@@ -23,6 +23,8 @@ export interface InteractionDeps {
   log: Logger
   /** A click completed the card (its `completed` audit entry is written): hand its answer over (see delivery.ts). */
   completed: (before: CardState, card: CardState) => Promise<void>
+  /** A later turn of the event loop for work that follows the acknowledgement (see turns.ts). */
+  turn: () => Promise<void>
   /** Bring every copy of the card up to date, after the acknowledgement. */
   refresh: (call: CallKey) => void
 }
@@ -135,13 +137,12 @@ export async function handleInteraction(
           // The answer is durable in the card, so handing it over (the answer's own commit, the
           // reply to the agent) waits until the person's click has been acknowledged.
           if (result.completed) {
-            setImmediate(() => {
-              deps
-                .completed(card, next)
-                .catch((error: unknown) =>
-                  deps.log.warn('answer stored but not handed over yet', { ...key, error }),
-                )
-            })
+            void deps
+              .turn()
+              .then(() => deps.completed(card, next))
+              .catch((error: unknown) =>
+                deps.log.warn('answer stored but not handed over yet', { ...key, error }),
+              )
           }
           deps.refresh(key)
           return {
