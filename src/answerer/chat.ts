@@ -142,7 +142,7 @@ export class ChatAnswerer {
       holds: this.holds,
       log: this.log,
       completed: (before, card) => delivery.completed(before, card),
-      turn,
+      turns,
       refresh: (key) => this.background(this.copies.refresh(key)),
     }
     this.answerer = (request, next) => this.answer(request, next)

@@ -10,6 +10,7 @@ import type { ChatAdapter, InboundInteraction, InteractionOutcome } from './adap
 import { compareAndSet } from './cas.js'
 import type { Holds } from './holds.js'
 import { callOfRef } from './open.js'
+import type { Turns } from './turns.js'
 
 const NOT_ALLOWED = 'You are not one of the people who may answer this question.'
 const GONE = 'This question is no longer available.'
@@ -23,8 +24,8 @@ export interface InteractionDeps {
   log: Logger
   /** A click completed the card (its `completed` audit entry is written): hand its answer over (see delivery.ts). */
   completed: (before: CardState, card: CardState) => Promise<void>
-  /** A later turn of the event loop for work that follows the acknowledgement (see turns.ts). */
-  turn: () => Promise<void>
+  /** When work that follows an acknowledgement may start (see turns.ts). */
+  turns: Turns
   /** Bring every copy of the card up to date, after the acknowledgement. */
   refresh: (call: CallKey) => void
 }
@@ -63,6 +64,7 @@ export async function mayAnswer(
   ref: CardRef,
   person: Person,
 ): Promise<{ ok: boolean; message?: string }> {
+  deps.turns.interaction()
   const key = await callOfRef(deps.store, ref)
   const card = key ? (await deps.store.getCard<CardState>(key))?.state : undefined
   const refuse = async (code: string, message: string) => {
@@ -92,6 +94,7 @@ export async function handleInteraction(
   deps: InteractionDeps,
   input: InboundInteraction,
 ): Promise<InteractionOutcome> {
+  deps.turns.interaction()
   const key = await callOfRef(deps.store, input)
   // One person is one approver, whichever platform (or signed-in inbox) they answer from.
   const actor = deps.people.identify(input.interaction.actor)
@@ -137,8 +140,8 @@ export async function handleInteraction(
           // The answer is durable in the card, so handing it over (the answer's own commit, the
           // reply to the agent) waits until the person's click has been acknowledged.
           if (result.completed) {
-            void deps
-              .turn()
+            void deps.turns
+              .next()
               .then(() => deps.completed(card, next))
               .catch((error: unknown) =>
                 deps.log.warn('answer stored but not handed over yet', { ...key, error }),

@@ -1,7 +1,7 @@
 /**
- * Work after an acknowledgement takes one turn of the event loop per piece, so a request that
- * arrives meanwhile is served before the backlog is done (not after it), and the backlog still
- * drains on its own.
+ * Work after an acknowledgement waits for interactions to pause (at most `maxDeferMs`), then
+ * takes one turn of the event loop per piece, so requests that arrive meanwhile are served before
+ * the backlog, and the backlog still drains on its own.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -15,6 +15,30 @@ function busy(ms: number): void {
 }
 
 describe('turns', () => {
+  it('holds work while interactions keep coming, and at most maxDeferMs', () => {
+    let now = 1000
+    const turns = new Turns({ now: () => now, quietMs: 20, maxDeferMs: 1000 })
+    expect(turns.wait()).toBe(0) // nothing waits
+    void turns.next()
+    expect(turns.wait()).toBe(0) // no interaction yet: at once
+    turns.interaction()
+    expect(turns.wait()).toBe(20)
+    now += 15
+    expect(turns.wait()).toBe(5)
+    now += 5
+    expect(turns.wait()).toBe(0) // a pause of quietMs
+    // A steady stream of interactions: the oldest piece goes once it waited maxDeferMs.
+    for (; now < 1000 + 990; now += 10) {
+      turns.interaction()
+      expect(turns.wait()).toBeGreaterThan(0)
+    }
+    turns.interaction()
+    expect(turns.wait()).toBe(10) // 1000 + 1000 - 1990
+    now += 10
+    turns.interaction()
+    expect(turns.wait()).toBe(0)
+  })
+
   it('starts one waiter per turn, oldest first; other callbacks of the loop run in between', async () => {
     const turns = new Turns()
     const seen: string[] = []
@@ -30,6 +54,7 @@ describe('turns', () => {
     let done = 0
     let doneWhenServed = -1
     const server = createServer((_req, res) => {
+      turns.interaction()
       doneWhenServed = done
       res.end('ok')
     })
