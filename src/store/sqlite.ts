@@ -3,6 +3,7 @@ import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { fromSqliteError, StorageError } from './errors.js'
 import { foldCall, pageOf, statusOf } from './fold.js'
 import { cardsOf, listedCardsOf } from './rows.js'
+import { GroupCommit } from './sqlite-group.js'
 import { SqlitePosts } from './sqlite-posts.js'
 import { type CallRow, callRow, type EventRow, migrateSqlite, parseCalls, toEvent } from './sqlite-schema.js'
 import { type SqliteStatements, sqliteStatements } from './sqlite-statements.js'
@@ -30,9 +31,8 @@ export interface SqliteStoreOptions {
   /** Clock for event timestamps. @default Date.now */
   now?: () => number
   /**
-   * `full`: every commit is fsynced, so an acknowledged answer survives power loss.
+   * `full` (default): every commit is fsynced, so an acknowledged answer survives power loss.
    * `normal`: WAL's default; survives a process crash, may lose the last commits on power loss.
-   * @default 'full'
    */
   durability?: 'full' | 'normal'
 }
@@ -50,6 +50,8 @@ export class SqliteStore implements Store {
   private closed = false
   private readonly stmts: SqliteStatements
   private readonly posts: SqlitePosts
+  /** One commit for the writes of one turn (see sqlite-group.ts). */
+  private readonly group: GroupCommit
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path
@@ -73,10 +75,10 @@ export class SqliteStore implements Store {
       )
     }
     this.posts = new SqlitePosts(this.db)
+    this.group = new GroupCommit(this.db)
     this.stmts = sqliteStatements(this.db)
   }
 
-  /** Create or upgrade the schema once, under the write lock (several processes may start at once). */
   private check(): void {
     if (this.closed) throw new StorageError('unavailable', 'storage unavailable: the store is closed')
   }
@@ -103,11 +105,9 @@ export class SqliteStore implements Store {
 
   async append(...events: StoreEvent[]): Promise<void> {
     this.check()
-    this.db
-      .transaction(() => {
-        for (const event of events) this.insert(event, this.readCall(event))
-      })
-      .immediate()
+    await this.group.run(() => {
+      for (const event of events) this.insert(event, this.readCall(event))
+    })
   }
 
   async transact<T>(key: CallKey, decide: Decision<T>): Promise<T> {
@@ -243,7 +243,7 @@ export class SqliteStore implements Store {
     const json = JSON.stringify(state)
     const status = statusOf(state)
     const at = this.now()
-    const write = () => {
+    return this.group.run(() => {
       const result =
         expectedVersion === 0
           ? this.stmts.insertCard.run(key.agentId, key.callId, status, json, at)
@@ -251,9 +251,7 @@ export class SqliteStore implements Store {
       if (result.changes !== 1) return undefined
       for (const entry of audit) this.writeAudit(entry, at)
       return expectedVersion + 1
-    }
-    // One statement commits by itself; with audit entries, one transaction holds them all.
-    return audit.length === 0 ? write() : this.db.transaction(write).immediate()
+    })
   }
 
   async findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
@@ -333,7 +331,7 @@ export class SqliteStore implements Store {
 
   async audit(entry: AuditEntry): Promise<void> {
     this.check()
-    this.writeAudit(entry, this.now())
+    await this.group.run(() => this.writeAudit(entry, this.now()))
   }
 
   private writeAudit(entry: AuditEntry, at: number): void {
@@ -381,6 +379,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    this.group.flush()
     this.db.close()
   }
 }

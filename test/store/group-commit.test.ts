@@ -1,0 +1,78 @@
+/**
+ * Group commit on the SQLite store: writes asked for in one turn share one transaction, each
+ * settles only after it is committed, and one failing write is rolled back alone.
+ */
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, describe, expect, it } from 'vitest'
+import { SqliteStore } from '../../src/store/sqlite.js'
+import { GroupCommit } from '../../src/store/sqlite-group.js'
+import { tempDir } from '../helpers/service.js'
+
+const cleanups: Array<() => void> = []
+afterEach(() => {
+  for (const c of cleanups.splice(0).reverse()) c()
+})
+
+function file(): string {
+  const dir = tempDir()
+  cleanups.push(dir.cleanup)
+  return join(dir.dir, 'group.db')
+}
+
+describe('group commit', () => {
+  it('commits one turn of writes in one transaction; a failing write is rolled back alone', async () => {
+    const path = file()
+    const db = new Database(path)
+    cleanups.push(() => db.close())
+    db.pragma('journal_mode = WAL')
+    db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)')
+    // Another connection: sees only what is committed.
+    const reader = new Database(path, { readonly: true })
+    cleanups.push(() => reader.close())
+    const count = () => (reader.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n
+    const group = new GroupCommit(db)
+    const insert = db.prepare('INSERT INTO t (x) VALUES (?)')
+    // What the other connection sees while each write runs: writes of one turn are one commit.
+    const seen: number[] = []
+    const writes = [1, 2, 1, 3].map((x) =>
+      group.run(() => {
+        seen.push(count())
+        insert.run(x)
+        return x
+      }),
+    )
+    // Nothing is written before the turn ends.
+    expect(count()).toBe(0)
+    const settled = await Promise.allSettled(writes)
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled'])
+    expect(String((settled[2] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/)
+    expect(seen).toEqual([0, 0, 0, 0])
+    expect(count()).toBe(3)
+    // The next turn is a new commit, which sees the last one.
+    await group.run(() => seen.push(count()))
+    expect(seen.at(-1)).toBe(3)
+  })
+
+  it('the store: concurrent compare-and-sets and audits of one turn all land, each settling after the commit', async () => {
+    const path = file()
+    const store = new SqliteStore(path)
+    const keys = Array.from({ length: 20 }, (_, i) => ({ agentId: 'a', callId: `c${i}` }))
+    const versions = await Promise.all(
+      keys.map((k) => store.casCard(k, 0, { status: 'open' }, [{ ...k, kind: 'asked' }])),
+    )
+    expect(versions).toEqual(keys.map(() => 1))
+    // Losers in the same turn as the winner: exactly one write per card, the others undefined.
+    const again = await Promise.all(
+      keys.flatMap((k) => [1, 2].map((n) => store.casCard(k, 1, { status: 'open', n }))),
+    )
+    expect(again.filter((v) => v === 2)).toHaveLength(20)
+    expect(again.filter((v) => v === undefined)).toHaveLength(20)
+    await store.close()
+    // Reopened: everything acknowledged is there.
+    const reopened = new SqliteStore(path)
+    expect((await reopened.listAudit()).length).toBe(20)
+    expect((await reopened.getCard(keys[0] as (typeof keys)[0]))?.version).toBe(2)
+    await reopened.close()
+  })
+})
