@@ -41,6 +41,17 @@ export function deferred<T>() {
   return { promise, resolve, reject }
 }
 
+/** The real one, captured before any test fakes the timers. */
+const realImmediate = setImmediate
+
+/**
+ * Let the store commit what was asked of it, also under fake timers: SQLite commits a turn's
+ * writes together on the next real turn of the event loop (src/store/sqlite-group.ts).
+ */
+export async function committed(): Promise<void> {
+  for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => realImmediate(resolve))
+}
+
 /** Wait until `check` returns a truthy value (polling; no wall-clock assertions). */
 export async function until<T>(
   check: () => T | Promise<T>,

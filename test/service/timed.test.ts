@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { UserQuestionError } from '../../src/protocol/errors.js'
 import type { AnswererRequest, TimedUserQuestionResult } from '../../src/protocol/types.js'
-import { colour, deferred, keyFor, makeService } from '../helpers/service.js'
+import { colour, committed, deferred, keyFor, makeService } from '../helpers/service.js'
 
 beforeEach(() => {
   vi.useFakeTimers()
@@ -74,6 +74,7 @@ describe('askTimed', () => {
     await vi.advanceTimersByTimeAsync(999)
     expect(settled).toBeUndefined()
     await vi.advanceTimersByTimeAsync(1)
+    await committed()
     expect(settled).toEqual({ pending: true, callId: 'c' })
   })
 
@@ -204,6 +205,7 @@ describe('attachWait', () => {
     await stream
     // Released after the deadline: it applies at once.
     await vi.advanceTimersByTimeAsync(0)
+    await committed()
     expect(result()).toEqual({ pending: true, callId: 'c' })
     expect(frames).toEqual([700])
   })
@@ -227,6 +229,7 @@ describe('attachWait', () => {
     await s2
     await vi.advanceTimersByTimeAsync(0)
     // 1100 ms have passed; the original 1000 ms deadline applies at once.
+    await committed()
     expect(result()).toEqual({ pending: true, callId: 'c' })
   })
 
@@ -242,6 +245,7 @@ describe('attachWait', () => {
     await vi.advanceTimersByTimeAsync(599)
     expect(result()).toBeUndefined()
     await vi.advanceTimersByTimeAsync(1)
+    await committed()
     expect(result()).toEqual({ pending: true, callId: 'c' })
   })
 
