@@ -73,8 +73,10 @@ export function sqliteStatements(database: Database.Database) {
     auditAgent: db.prepare('SELECT seq, at, data FROM audit WHERE agent_id = ? AND at >= ? ORDER BY seq'),
     // Retention: the oldest ended calls through calls_ended, then each one's rows by key.
     endedCalls: db.prepare(
-      `SELECT agent_id, call_id FROM calls WHERE state IN ('settled', 'dropped') AND ended_at < ?
-       ORDER BY ended_at LIMIT ?`,
+      // INDEXED BY: left to itself, SQLite reads calls_state and sorts every ended call (~30 ms
+      // at 100k, on the event loop); the partial index gives the oldest ones in order.
+      `SELECT agent_id, call_id FROM calls INDEXED BY calls_ended
+       WHERE state IN ('settled', 'dropped') AND ended_at < ? ORDER BY ended_at LIMIT ?`,
     ),
     deleteEvents: db.prepare('DELETE FROM events WHERE agent_id = ? AND call_id = ?'),
     deleteCard: db.prepare('DELETE FROM cards WHERE agent_id = ? AND call_id = ?'),

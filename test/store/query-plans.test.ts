@@ -38,5 +38,13 @@ test('the statements serving and retention run read through indexes', () => {
       /^SCAN (calls|cards|events|audit|posts)\b|; SCAN (calls|cards|events|audit|posts)\b/,
     )
   }
+  // Retention reads the oldest ended calls in index order: no sort of every ended call.
+  const ended = (
+    db.prepare(`EXPLAIN QUERY PLAN ${stmts.endedCalls.source}`).all(1, 1) as Array<{ detail: string }>
+  )
+    .map((row) => row.detail)
+    .join('; ')
+  expect(ended).toMatch(/USING INDEX calls_ended/)
+  expect(ended).not.toMatch(/TEMP B-TREE/)
   db.close()
 })
