@@ -22,9 +22,11 @@ export async function compareAndSet<T>(
   call: CallKey,
   decide: (current: VersionedCard<CardState> | undefined) => CasStep<T> | Promise<CasStep<T>>,
   busy: () => T,
+  /** The card as just read by the caller: the first attempt decides on it instead of reading again. */
+  first?: VersionedCard<CardState>,
 ): Promise<T> {
   for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-    const current = await store.getCard<CardState>(call)
+    const current = attempt === 0 && first ? first : await store.getCard<CardState>(call)
     const step = await decide(current)
     if ('done' in step) return step.done
     const version = await store.casCard(call, current?.version ?? 0, step.write, step.audit)

@@ -9,7 +9,7 @@ import type { AuditEntry, CallKey, Store } from '../store/types.js'
 import type { ChatAdapter, InboundInteraction, InteractionOutcome } from './adapter.js'
 import { compareAndSet } from './cas.js'
 import type { Holds } from './holds.js'
-import { callOfRef } from './open.js'
+import { callOfRef, cardOfRef } from './open.js'
 import type { Turns } from './turns.js'
 
 const NOT_ALLOWED = 'You are not one of the people who may answer this question.'
@@ -95,7 +95,8 @@ export async function handleInteraction(
   input: InboundInteraction,
 ): Promise<InteractionOutcome> {
   deps.turns.interaction()
-  const key = await callOfRef(deps.store, input)
+  const found = await cardOfRef(deps.store, input)
+  const key = found ? callKeyOf(found) : undefined
   // One person is one approver, whichever platform (or signed-in inbox) they answer from.
   const actor = deps.people.identify(input.interaction.actor)
   const interaction = { ...input.interaction, actor }
@@ -158,5 +159,6 @@ export async function handleInteraction(
       }
     },
     () => ({ ok: false, message: 'This question is busy; please try again.' }),
+    found,
   )
 }

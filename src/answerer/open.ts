@@ -99,6 +99,14 @@ function sameQuestions(card: CardState, request: AnswererRequest): boolean {
  * (posted before agents were part of the key) names the oldest card with that callId.
  */
 export async function callOfRef(store: Store, ref: CardRef): Promise<CallKey | undefined> {
-  const card = (await store.findCards(ref.callId)).find((c) => refMatches(ref, c))
+  const card = await cardOfRef(store, ref)
   return card ? callKeyOf(card) : undefined
+}
+
+/** The card a component names (see {@link callOfRef}), as stored now. */
+export async function cardOfRef(
+  store: Store,
+  ref: CardRef,
+): Promise<(VersionedCard<CardState> & CallKey) | undefined> {
+  return (await store.findCards<CardState>(ref.callId)).find((c) => refMatches(ref, c))
 }

@@ -7,7 +7,7 @@ import { finishedRefusal, isLive } from './apply.js'
 import { type ComponentRef, refMatches } from './codec.js'
 import type { Control, FormKind } from './controls.js'
 import type { CardAction, CardState, Refusal } from './types.js'
-import { allControls, cardView } from './view.js'
+import { openControls } from './view.js'
 
 /** What came with the component. */
 export interface ComponentInput {
@@ -43,7 +43,7 @@ const NOT_OFFERED = 'That control is not offered on this card.'
  */
 export function resolveComponent(ref: ComponentRef, input: ComponentInput, card: CardState): Resolution {
   if (!refMatches(ref, card)) return refuse('unknown-question', 'That control belongs to another card.')
-  const offered = allControls(cardView({ ...card, status: 'open' }))
+  const offered = openControls(card)
   const button = (verb: ComponentRef['verb'], index?: number) =>
     offered.find((c) => c.kind === 'button' && c.ref.verb === verb && c.ref.q === index)
   const form = (verb: FormKind, index: number) =>

@@ -107,3 +107,13 @@ export function cardView(card: CardState, locale?: string): CardView {
 export function allControls(view: CardView): Control[] {
   return [...view.questions.flatMap((q) => q.controls), ...view.footer]
 }
+
+/**
+ * The controls the card offers while open: {@link allControls} of its view, without building
+ * (and cleaning) the rest of the view. What resolve.ts resolves a click against; only labels
+ * differ (display wording, cleaned text), and resolution never reads a label from the view.
+ */
+export function openControls(card: CardState): Control[] {
+  const open: CardState = { ...card, status: 'open' }
+  return [...card.questions.flatMap((_, index) => questionControls(open, index)), ...footer(open)]
+}

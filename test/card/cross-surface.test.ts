@@ -14,9 +14,10 @@ import { cardToMessages } from '../../adapters/slack/render.js'
 import { cardToWebView } from '../../adapters/web/view.js'
 import { newCard } from '../../src/card/apply.js'
 import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
+import type { Control } from '../../src/card/controls.js'
 import { resolveComponent } from '../../src/card/resolve.js'
 import type { CardAction, CardState, Person } from '../../src/card/types.js'
-import { allControls, cardView } from '../../src/card/view.js'
+import { allControls, cardView, openControls } from '../../src/card/view.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { cardToMemoryMessage } from '../fakes/memory-adapter.js'
 
@@ -239,6 +240,10 @@ describe('cross-surface: the same card state offers the same actions everywhere'
     expect(sorted(memoryKeys(c)), 'memory fake').toEqual(want)
     if (c.status === 'open' || c.status === 'continued') expect(want.length).toBeGreaterThan(0)
     else expect(want).toEqual([])
+    // What clicks resolve against (openControls) is the open card's view, control for control.
+    const refs = (controls: Control[]) =>
+      controls.map((x) => JSON.stringify(['ref' in x ? x.ref : [x.q, x.options.length], x.kind]))
+    expect(refs(openControls(c))).toEqual(refs(allControls(cardView({ ...c, status: 'open' }))))
   })
 
   it('what the card offers follows its rules', () => {
