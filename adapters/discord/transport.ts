@@ -27,6 +27,7 @@ import {
 } from 'discord.js'
 import PQueue from 'p-queue'
 import { checkReachable } from '../../src/answerer/reachable.js'
+import { Superseding } from '../../src/answerer/supersede.js'
 import { type Logger, silentLogger } from '../../src/log.js'
 import type { DiscordMessage } from './render.js'
 
@@ -48,8 +49,8 @@ export interface DiscordTransportOptions {
 const DEFAULT_API = 'https://discord.com/api'
 
 interface PendingEdit {
+  channelId: string
   message: DiscordMessage
-  waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>
 }
 
 /** Network failures: the URL is wrong or the host is down, not the token. */
@@ -66,11 +67,9 @@ export class DiscordTransport {
   readonly client: Client
   private readonly log: Logger
   private readonly queues = new Map<string, PQueue>()
-  /** Per message: the newest edit waiting for the one on its way (absent: none on its way). */
-  private readonly edits = new Map<string, { next?: PendingEdit }>()
+  /** Per message: the edit on its way, and the newest one waiting for it. */
+  private readonly edits = new Superseding<PendingEdit>()
   private readonly editing = new Set<Promise<void>>()
-  /** How many waiting edits a newer edit of the same message replaced. */
-  superseded = 0
   private readonly dmChannels = new Map<string, string>()
   private readonly readyTimeoutMs: number
   private readonly startCheckMs: number | undefined
@@ -203,39 +202,25 @@ export class DiscordTransport {
    * waits for it, replacing any older one waiting (its caller settles with this one).
    */
   edit(channelId: string, messageId: string, message: DiscordMessage): Promise<void> {
-    const entry = this.edits.get(messageId)
-    if (!entry) return this.startEdit(channelId, messageId, message)
-    if (entry.next) this.superseded++
-    const next: PendingEdit = entry.next ?? { message, waiters: [] }
-    next.message = message
-    entry.next = next
-    return new Promise((resolve, reject) => next.waiters.push({ resolve, reject }))
+    const done = this.edits.offer(messageId, { channelId, message })
+    this.sendEdit(messageId)
+    return done
   }
 
-  private startEdit(channelId: string, messageId: string, message: DiscordMessage): Promise<void> {
-    const entry: { next?: PendingEdit } = {}
-    this.edits.set(messageId, entry)
-    const sent = this.client.rest
-      .patch(Routes.channelMessage(channelId, messageId), { body: message })
-      .then(() => undefined)
-    const done = sent
-      .catch(() => undefined)
-      .then(() => {
-        this.edits.delete(messageId)
-        const next = entry.next
-        if (!next) return
-        return this.startEdit(channelId, messageId, next.message).then(
-          () => {
-            for (const w of next.waiters) w.resolve()
-          },
-          (error: unknown) => {
-            for (const w of next.waiters) w.reject(error)
-          },
-        )
-      })
+  /** How many waiting edits a newer edit of the same message replaced. */
+  get superseded(): number {
+    return this.edits.superseded
+  }
+
+  /** Send the edit waiting for `messageId` unless one is on its way; then the next, if any. */
+  private sendEdit(messageId: string): void {
+    const sent = this.edits.send(messageId, ({ channelId, message }) =>
+      this.client.rest.patch(Routes.channelMessage(channelId, messageId), { body: message }),
+    )
+    if (!sent) return
+    const done = sent.then(() => this.sendEdit(messageId))
     this.editing.add(done)
     void done.finally(() => this.editing.delete(done))
-    return sent
   }
 
   /** The initial interaction response (`POST /interactions/{id}/{token}/callback`, no bot auth). */

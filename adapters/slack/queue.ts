@@ -16,6 +16,7 @@
  */
 import { setMaxListeners } from 'node:events'
 import PQueue from 'p-queue'
+import { Superseding } from '../../src/answerer/supersede.js'
 
 export interface RateLimitOptions {
   /**
@@ -91,8 +92,6 @@ function heldBucket(method: string, lane: string | undefined): string {
 interface QueuedUpdate {
   method: string
   call: () => Promise<void>
-  /** Everyone whose update this one carries (superseded ones included). */
-  waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>
 }
 
 export class ChannelQueues {
@@ -100,10 +99,8 @@ export class ChannelQueues {
   readonly #buckets = new Map<string, TokenBucket>()
   /** Per rate-limit bucket: not before this epoch ms (a 429's Retry-After). */
   readonly #notBefore = new Map<string, number>()
-  /** Updates waiting for a token, oldest first, by message key. */
-  readonly #updates = new Map<string, QueuedUpdate>()
-  /** Message keys whose update is on the wire (a newer one waits for it). */
-  readonly #updating = new Set<string>()
+  /** Updates by message key: waiting for a token, oldest first, or on the wire (newest wins). */
+  readonly #updates = new Superseding<QueuedUpdate>()
   readonly #inflight = new Set<Promise<void>>()
   #pumping = false
   readonly #interval: number
@@ -115,7 +112,9 @@ export class ChannelQueues {
   /** How many 429s were met and waited out (for metrics and tests). */
   rateLimited = 0
   /** How many queued updates a newer update of the same message replaced. */
-  superseded = 0
+  get superseded(): number {
+    return this.#updates.superseded
+  }
 
   constructor(options: RateLimitOptions = {}) {
     this.#speed = options.speed && options.speed > 0 ? options.speed : 1
@@ -151,16 +150,7 @@ export class ChannelQueues {
   update(key: string, method: string, call: () => Promise<void>): Promise<void> {
     if (this.#stopped.signal.aborted)
       return Promise.reject(new SlackQueueError('the Slack adapter is stopped'))
-    const done = new Promise<void>((resolve, reject) => {
-      const queued = this.#updates.get(key)
-      if (queued) {
-        queued.call = call
-        queued.waiters.push({ resolve, reject })
-        this.superseded++
-        return
-      }
-      this.#updates.set(key, { method, call, waiters: [{ resolve, reject }] })
-    })
+    const done = this.#updates.offer(key, { method, call })
     this.#track(done)
     void this.#pump()
     return done
@@ -176,8 +166,7 @@ export class ChannelQueues {
     const reason = new SlackQueueError('the Slack adapter is stopped')
     this.#stopped.abort(reason)
     for (const q of this.#lanes.values()) q.clear()
-    for (const queued of this.#updates.values()) for (const w of queued.waiters) w.reject(reason)
-    this.#updates.clear()
+    this.#updates.rejectWaiting(reason)
   }
 
   #track(promise: Promise<void>): void {
@@ -194,28 +183,14 @@ export class ChannelQueues {
     this.#pumping = true
     try {
       for (;;) {
-        const key = [...this.#updates.keys()].find((k) => !this.#updating.has(k))
+        const key = this.#updates.nextKey()
         if (key === undefined) return
-        const method = this.#updates.get(key)?.method as string
+        const method = this.#updates.peek(key)?.method as string
         await this.#wait(method, undefined)
-        // Still queued (stop() clears the queue); a newer call may have replaced it meanwhile.
-        const queued = this.#updates.get(key)
-        if (!queued) continue
-        this.#updates.delete(key)
-        this.#updating.add(key)
-        void this.#retrying(method, undefined, queued.call)
-          .then(
-            () => {
-              for (const w of queued.waiters) w.resolve()
-            },
-            (error: unknown) => {
-              for (const w of queued.waiters) w.reject(error)
-            },
-          )
-          .finally(() => {
-            this.#updating.delete(key)
-            void this.#pump()
-          })
+        // Sends the newest update queued by now (stop() clears the queue: then nothing is sent).
+        void this.#updates
+          .send(key, (queued) => this.#retrying(queued.method, undefined, queued.call))
+          ?.then(() => this.#pump())
       }
     } catch {
       // Stopped while waiting: stop() rejected what was queued.
