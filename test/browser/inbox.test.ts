@@ -478,3 +478,42 @@ test('the settled list shows the newest 30 cards; "Show older" loads the rest', 
     await paged.close()
   }
 })
+
+test('a card that appears while the page is loading its list stays shown (the list was read before it)', async () => {
+  const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } })
+  try {
+    // Hold the page's list: the server reads it now (before the card exists), the page gets it
+    // only after the card's live event has arrived.
+    let release: () => void = () => {}
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let held = 0
+    await tab.route('**/inbox/api/cards', async (route) => {
+      const stale = await route.fetch()
+      held++
+      await released
+      await route.fulfill({ response: stale })
+    })
+    await tab.goto(`${b.url}/inbox`)
+    await until(async () => held >= 1, 'the list request read')
+    const asking = request(b.url, 'POST', '/v1/ask', {
+      callId: 'race-1',
+      questions: [{ id: 'go', question: 'Ship it?', options: [{ label: 'Yes' }, { label: 'No' }] }],
+    })
+    const c = tab.locator('article[data-call-id="race-1"]')
+    await c.waitFor()
+    // The page asks for its notices once it has the list, and applies both together.
+    const notices = tab.waitForResponse((r) => new URL(r.url()).pathname === '/inbox/api/notices')
+    release()
+    await (await notices).finished()
+    await tab.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)))
+    // The stale list has landed: the card is still there, and answerable.
+    expect(await c.count()).toBe(1)
+    await tab.fill('#me', 'Ada Lovelace')
+    await c.locator('button[data-option="Yes"]').click({ timeout: 5000 })
+    expect((await asking).body.answers).toEqual([{ id: 'go', selected: ['Yes'] }])
+  } finally {
+    await tab.close()
+  }
+})

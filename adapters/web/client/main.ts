@@ -6,18 +6,19 @@ import { renewHolds } from './actions.js'
 import { fmt } from './dom.js'
 import { renderAll } from './render.js'
 import { myUserId, whoAmI } from './session.js'
-import { addFyi, cards, keyOf, notices, onChange, replaceAll, setFyis, upsert } from './store.js'
+import { addFyi, cards, keyOf, learnedMark, notices, onChange, replaceAll, setFyis, upsert } from './store.js'
 import type { WebCardList, WebCardView, WebFyi, WebFyiList, WebNotice } from './types.js'
 
 const liveDot = document.getElementById('live') as HTMLElement
 
 async function load(): Promise<void> {
+  const mark = learnedMark()
   const res = await fetch('/inbox/api/cards')
   if (!res.ok) throw new Error(`HTTP ${res.status}`)
   const data = (await res.json()) as WebCardList
   const notes = await fetch('/inbox/api/notices')
   if (notes.ok) setFyis(((await notes.json()) as WebFyiList).notices)
-  replaceAll(data.cards, data.nextCursor)
+  replaceAll(data.cards, data.nextCursor, mark)
 }
 
 function connect(): void {

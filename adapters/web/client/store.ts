@@ -39,9 +39,23 @@ export function inputKey(cardKey: string, questionId: string, what: string): str
 
 /** Keep a card view, unless it is older than the one shown (an out-of-order update). */
 function take(view: WebCardView): void {
-  const cur = cards.get(keyOf(view))
-  if (cur && cur.version !== undefined && view.version !== undefined && view.version < cur.version) return
-  cards.set(keyOf(view), view)
+  const key = keyOf(view)
+  if (olderThanShown(view, cards.get(key))) return
+  cards.set(key, view)
+  learned.set(key, ++learning)
+}
+
+function olderThanShown(view: WebCardView, shown: WebCardView | undefined): boolean {
+  return !!shown && shown.version !== undefined && view.version !== undefined && view.version < shown.version
+}
+
+/** When each card was last learned (a counter, not a clock): see {@link learnedMark}. */
+const learned = new Map<string, number>()
+let learning = 0
+
+/** A mark to pass to {@link replaceAll}: taken just before the list is requested. */
+export function learnedMark(): number {
+  return learning
 }
 
 /** Where the settled list continues (older finished cards), while there are more to show. */
@@ -53,9 +67,21 @@ export function upsert(view: WebCardView): void {
   changed()
 }
 
-/** Replace every card with the server's list (live cards and the newest settled page). */
-export function replaceAll(list: WebCardView[], next: string | undefined): void {
-  cards = new Map(list.map((c) => [keyOf(c), c]))
+/**
+ * Replace every card with the server's list (live cards and the newest settled page), requested
+ * after `mark` ({@link learnedMark}). A card learned after that (a live event, an action's reply)
+ * may be newer than the list, which was read while it changed: it stays, or keeps its newer
+ * version, instead of vanishing until its next change.
+ */
+export function replaceAll(list: WebCardView[], next: string | undefined, mark: number): void {
+  const fresh = new Map(list.map((c) => [keyOf(c), c]))
+  for (const [key, shown] of cards) {
+    if ((learned.get(key) ?? 0) <= mark) continue
+    const listed = fresh.get(key)
+    if (!listed || olderThanShown(listed, shown)) fresh.set(key, shown)
+  }
+  cards = fresh
+  for (const key of learned.keys()) if (!cards.has(key)) learned.delete(key)
   olderCursor = next
   changed()
 }
