@@ -1,5 +1,4 @@
 import { isLive, samePerson, withStatus } from '../card/apply.js'
-import type { CardRef } from '../card/codec.js'
 import type { CardState, Destination, Person } from '../card/types.js'
 import { type Logger, silentLogger } from '../log.js'
 import type { OnCallLookup } from '../oncall/lookup.js'
@@ -20,7 +19,7 @@ import { Holds } from './holds.js'
 import { handleInteraction, type InteractionDeps, mayAnswer } from './interactions.js'
 import { applyLifecycle, followLifecycle } from './lifecycle.js'
 import { type NoticeOutcome, type NoticeRequest, postNotice } from './notices.js'
-import { callOfRef, type OpenDeps, openCard } from './open.js'
+import { callOfRef, cardOfRef, type OpenDeps, openCard } from './open.js'
 import { followOtherBridges } from './replicas.js'
 import { Staffer } from './staffing.js'
 import { Turns } from './turns.js'
@@ -148,7 +147,7 @@ export class ChatAnswerer {
     this.answerer = (request, next) => this.answer(request, next)
     this.host = {
       handle: (input) => handleInteraction(this.interactions, input),
-      getCard: async (ref) => (await this.cardOf(ref))?.state,
+      getCard: async (ref) => (await cardOfRef(this.store, ref))?.state,
       mayAnswer: (ref, person) => mayAnswer(this.interactions, ref, person),
       renewHold: async (ref, person) => {
         const key = await callOfRef(this.store, ref)
@@ -159,11 +158,6 @@ export class ChatAnswerer {
 
   private get store() {
     return this.service.store
-  }
-
-  private async cardOf(ref: CardRef) {
-    const key = await callOfRef(this.store, ref)
-    return key ? this.store.getCard<CardState>(key) : undefined
   }
 
   /** Start every adapter, follow the calls' lifecycle, and resume escalation timers. */

@@ -9,7 +9,7 @@ import type { AuditEntry, CallKey, Store } from '../store/types.js'
 import type { ChatAdapter, InboundInteraction, InteractionOutcome } from './adapter.js'
 import { compareAndSet } from './cas.js'
 import type { Holds } from './holds.js'
-import { callOfRef, cardOfRef } from './open.js'
+import { cardOfRef } from './open.js'
 import type { Turns } from './turns.js'
 
 const NOT_ALLOWED = 'You are not one of the people who may answer this question.'
@@ -65,8 +65,7 @@ export async function mayAnswer(
   person: Person,
 ): Promise<{ ok: boolean; message?: string }> {
   deps.turns.interaction()
-  const key = await callOfRef(deps.store, ref)
-  const card = key ? (await deps.store.getCard<CardState>(key))?.state : undefined
+  const card = (await cardOfRef(deps.store, ref))?.state
   const refuse = async (code: string, message: string) => {
     await auditSafely(deps, {
       ...(card ? callKeyOf(card) : { callId: ref.callId }),
