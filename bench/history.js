@@ -67,6 +67,17 @@ async function template(dir) {
   return { db, json: JSON.stringify(rows) }
 }
 
+/** Write cloned calls as askbridge would have: events, card, post records, audit. */
+async function writeClones(store, clones) {
+  await store.append(...clones.flatMap((c) => c.events))
+  for (const c of clones) {
+    const key = { agentId: c.events[0].agentId, callId: c.events[0].callId }
+    await store.casCard(key, 0, c.card)
+    for (const post of c.posts) await store.addPost({ ...post, createdAt: Date.now() })
+    for (const entry of c.audit) await store.audit(entry)
+  }
+}
+
 /** A copy of the template database with `n` settled calls (the template's rows under new callIds). */
 async function seed(dir, tmpl, n) {
   const db = join(dir, `history-${n}.db`)
@@ -77,13 +88,7 @@ async function seed(dir, tmpl, n) {
     const clones = []
     for (let i = start; i < Math.min(n, start + CHUNK); i++)
       clones.push(JSON.parse(tmpl.json.replaceAll(TEMPLATE, `hist${String(i).padStart(12, '0')}`)))
-    await store.append(...clones.flatMap((c) => c.events))
-    for (const c of clones) {
-      const key = { agentId: c.events[0].agentId, callId: c.events[0].callId }
-      await store.casCard(key, 0, c.card)
-      for (const post of c.posts) await store.addPost({ ...post, createdAt: Date.now() })
-      for (const entry of c.audit) await store.audit(entry)
-    }
+    await writeClones(store, clones)
   }
   await store.close()
   return db
@@ -114,13 +119,7 @@ async function seedPg(tmpl, n) {
           const id = i === 0 ? TEMPLATE : `hist${String(i).padStart(12, '0')}`
           clones.push(JSON.parse(tmpl.json.replaceAll(TEMPLATE, id)))
         }
-        await store.append(...clones.flatMap((c) => c.events))
-        for (const c of clones) {
-          const key = { agentId: c.events[0].agentId, callId: c.events[0].callId }
-          await store.casCard(key, 0, c.card)
-          for (const post of c.posts) await store.addPost({ ...post, createdAt: Date.now() })
-          for (const entry of c.audit) await store.audit(entry)
-        }
+        await writeClones(store, clones)
       })
     } finally {
       await store.close()
