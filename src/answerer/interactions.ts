@@ -35,6 +35,36 @@ function auditActor(person: Person): NonNullable<AuditEntry['actor']> {
   return { platform: person.platform, userId: person.userId, ...(person.name ? { name: person.name } : {}) }
 }
 
+/** The audit entry of a person's interaction (a click, a form), applied or refused. */
+function interactionEntry(
+  key: CallKey | { callId: string },
+  person: Person,
+  detail: unknown,
+  refused: boolean,
+  code?: string,
+): AuditEntry {
+  return {
+    ...key,
+    kind: 'interaction',
+    platform: person.platform,
+    actor: auditActor(person),
+    detail,
+    refused,
+    ...(code ? { code } : {}),
+  }
+}
+
+/** Why `person` may not act on this card now (it is finished, or they may not answer), if so. */
+async function barrier(
+  deps: InteractionDeps,
+  card: CardState,
+  person: Person,
+): Promise<{ code: string; message: string } | undefined> {
+  if (!isLive(card)) return { code: 'finished', message: finishedRefusal(card).message }
+  if (!(await deps.policy.allows(card, person))) return { code: 'not-allowed', message: NOT_ALLOWED }
+  return undefined
+}
+
 /** The audit entry of a card's completion: who answered, and what. */
 export function completedEntry(card: CardState): AuditEntry {
   return {
@@ -67,22 +97,13 @@ export async function mayAnswer(
   deps.turns.interaction()
   const card = (await cardOfRef(deps.store, ref))?.state
   const refuse = async (code: string, message: string) => {
-    await auditSafely(deps, {
-      ...(card ? callKeyOf(card) : { callId: ref.callId }),
-      kind: 'interaction',
-      platform: person.platform,
-      actor: auditActor(person),
-      detail: { type: 'form' },
-      refused: true,
-      code,
-    })
+    const key = card ? callKeyOf(card) : { callId: ref.callId }
+    await auditSafely(deps, interactionEntry(key, person, { type: 'form' }, true, code))
     return { ok: false, message }
   }
   if (!card) return refuse('unknown-call', GONE)
-  if (!isLive(card)) return refuse('finished', finishedRefusal(card).message)
-  if (!(await deps.policy.allows(card, deps.people.identify(person))))
-    return refuse('not-allowed', NOT_ALLOWED)
-  return { ok: true }
+  const barred = await barrier(deps, card, deps.people.identify(person))
+  return barred ? refuse(barred.code, barred.message) : { ok: true }
 }
 
 /**
@@ -99,15 +120,8 @@ export async function handleInteraction(
   // One person is one approver, whichever platform (or signed-in inbox) they answer from.
   const actor = deps.people.identify(input.interaction.actor)
   const interaction = { ...input.interaction, actor }
-  const entry = (refused: boolean, code?: string): AuditEntry => ({
-    ...(key ?? { callId: input.callId }),
-    kind: 'interaction',
-    platform: actor.platform,
-    actor: auditActor(actor),
-    detail: interaction.action,
-    refused,
-    ...(code ? { code } : {}),
-  })
+  const entry = (refused: boolean, code?: string) =>
+    interactionEntry(key ?? { callId: input.callId }, actor, interaction.action, refused, code)
   const refuse = async (code: string, message: string, card?: CardState) => {
     await auditSafely(deps, entry(true, code))
     return { done: { ok: false, message, ...(card ? { card } : {}) } }
@@ -120,8 +134,8 @@ export async function handleInteraction(
       if (!current) return refuse('unknown-call', GONE)
       const card = current.state
       if (card.seen.includes(interaction.id)) return { done: { ok: true, card } }
-      if (!isLive(card)) return refuse('finished', finishedRefusal(card).message, card)
-      if (!(await deps.policy.allows(card, actor))) return refuse('not-allowed', NOT_ALLOWED, card)
+      const barred = await barrier(deps, card, actor)
+      if (barred) return refuse(barred.code, barred.message, card)
       const result = applyInteraction(card, interaction)
       if (!result.ok) return refuse(result.refusal.code, result.refusal.message, card)
       if (result.duplicate) return { done: { ok: true, card } }
