@@ -7,7 +7,7 @@
 import { afterEach, expect, it } from 'vitest'
 import { askThroughRestarts, BridgeClient } from '../../src/cli/client.js'
 import { parseConfig } from '../../src/config/env.js'
-import { act, startBridge, type TestBridge, until } from './helpers.js'
+import { act, cardPosted, startBridge, type TestBridge, until } from './helpers.js'
 
 let bridge: TestBridge | undefined
 afterEach(async () => {
@@ -68,7 +68,8 @@ it('300 blocking asks at once with room for 20: 20 wait, 280 get 503 OVERLOADED;
 
   // An answer frees a place: the next ask is admitted and waits.
   const first = waiting[0] as string
-  // Someone answers in the web inbox.
+  // Someone answers in the web inbox, on the card it shows.
+  await cardPosted(url, first)
   const answered = await act(url, first, { type: 'choose', questionId: 'q', label: 'Yes' })
   expect(answered.status, answered.text).toBe(200)
   await until(() => outcomes[Number(first.slice(6))] !== undefined, 'first answer returned')
@@ -94,7 +95,7 @@ it('askbridge ask (askThroughRestarts) asks again after OVERLOADED until it is t
   bridge = await startBridge({ ASKBRIDGE_MAX_WAITING_ASKS: '1' })
   const { url } = bridge
   const first = ask(url, 'first')
-  await until(async () => (await fetch(`${url}/v1/questions/first`)).status === 200, 'first waiting')
+  await cardPosted(url, 'first')
   const client = new BridgeClient({ url })
   const second = askThroughRestarts(client, { callId: 'second', questions: [question] })
   // Refused while the first waits (the bridge counts it), then taken once the first is answered.
@@ -105,7 +106,8 @@ it('askbridge ask (askThroughRestarts) asks again after OVERLOADED until it is t
   expect((await fetch(`${url}/v1/questions/second`)).status).toBe(404)
   await act(url, 'first', { type: 'choose', questionId: 'q', label: 'No' })
   expect(await first).toMatchObject({ status: 200 })
-  await until(async () => (await fetch(`${url}/v1/questions/second`)).status === 200, 'second taken')
+  // Taken: stored, and its card is in the inbox to be answered.
+  await cardPosted(url, 'second')
   await act(url, 'second', { type: 'choose', questionId: 'q', label: 'Yes' })
   expect(await second).toMatchObject({ answers: [{ id: 'q', selected: ['Yes'] }] })
 })

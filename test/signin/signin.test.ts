@@ -87,7 +87,10 @@ async function start(
   return { bridge, url, logs, provider }
 }
 
-/** Ask an approval through the API (blocking) and wait until the inbox lists it. */
+/**
+ * Ask an approval through the API (blocking) and wait until the inbox lists it; `answer` is the
+ * blocking ask's response.
+ */
 async function ask(bridgeUrl: string, callId: string, jar: CookieJar) {
   const asking = fetch(`${bridgeUrl}/v1/ask`, {
     method: 'POST',
@@ -100,7 +103,7 @@ async function ask(bridgeUrl: string, callId: string, jar: CookieJar) {
     const body = (await res.json()) as { cards?: Array<{ callId: string }> }
     return body.cards?.some((c) => c.callId === callId)
   }, `${callId} in the inbox`)
-  return asking
+  return { answer: asking }
 }
 
 async function me(bridgeUrl: string, jar: CookieJar) {
@@ -138,7 +141,7 @@ describe('inbox sign-in', () => {
     expect(who.body).toMatchObject({ signedIn: true, name: 'Alice Example', email: 'alice@example.com' })
     const csrf = String(who.body.csrf)
 
-    const asking = ask(url, 'web-1', jar)
+    const { answer: asking } = await ask(url, 'web-1', jar)
     const res = await act(url, jar, 'web-1', { type: 'approve' }, { 'x-csrf-token': csrf })
     expect(res.status).toBe(200)
     expect(await asking).toEqual({ callId: 'web-1', answers: [{ id: 'deploy', selected: ['Approve'] }] })
@@ -201,7 +204,7 @@ describe('inbox sign-in', () => {
     const jar = await signIn(url, 'alice@example.com')
     const other = await signIn(url, 'bob@example.com')
     const otherCsrf = String((await me(url, other)).body.csrf)
-    const asking = ask(url, 'csrf-1', jar)
+    const { answer: asking } = await ask(url, 'csrf-1', jar)
     for (const headers of [{}, { 'x-csrf-token': otherCsrf }, { 'x-csrf-token': '' }]) {
       const res = await act(url, jar, 'csrf-1', { type: 'approve' }, headers)
       expect(res.status).toBe(403)
@@ -297,7 +300,7 @@ describe('inbox sign-in', () => {
     await slack.waitForSocket()
     const alice = await signIn(url, 'alice@example.com')
     const aliceCsrf = String((await me(url, alice)).body.csrf)
-    const asking = ask(url, 'quorum-1', alice)
+    const { answer: asking } = await ask(url, 'quorum-1', alice)
     const [message] = await until(() => {
       const m = slack.messagesOf('quorum-1')
       return m.length === 1 ? m : undefined
