@@ -12,24 +12,27 @@ interface Queued {
 /**
  * Group commit for the SQLite store: the writes asked for in one turn of the event loop (the
  * clicks that arrived together, the answers handed over) are committed in one transaction, so
- * one fsync makes all of them durable instead of one fsync each. better-sqlite3 blocks the thread
- * for every commit, and with `synchronous = FULL` that wait was most of a click's cost.
+ * one fsync makes all of them durable instead of one fsync each.
  *
  * Each write runs in a savepoint of its own: one that fails (a constraint, a programming error)
  * is rolled back and rejected alone, the others still commit. Nobody's promise settles before
- * the commit: a caller told its write succeeded has it on disk. If the commit itself fails, every
- * write of the group is rejected with that failure.
+ * the commit is durable (the WAL synced, off the event loop: sqlite-sync.ts): a caller told its
+ * write succeeded has it on disk. If the commit or its sync fails, every write of the group is
+ * rejected with that failure.
  */
 export class GroupCommit {
   readonly #db: Database.Database
+  readonly #durable: () => Promise<void>
   #queued: Queued[] = []
   #scheduled = false
 
-  constructor(db: Database.Database) {
+  /** `durable`: settles once what is committed is on disk (see sqlite-sync.ts). */
+  constructor(db: Database.Database, durable: () => Promise<void>) {
     this.#db = db
+    this.#durable = durable
   }
 
-  /** Run `write` in this turn's transaction; settles once that transaction is committed. */
+  /** Run `write` in this turn's transaction; settles once that transaction is durable. */
   run<T>(write: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queued.push({ write, resolve: resolve as (value: unknown) => void, reject })
@@ -64,10 +67,14 @@ export class GroupCommit {
       for (const queued of group) queued.reject(error)
       return
     }
-    group.forEach((queued, i) => {
-      const outcome = outcomes[i] as (typeof outcomes)[number]
-      if (outcome.ok) queued.resolve(outcome.value)
-      else queued.reject(outcome.error)
+    const settle = () =>
+      group.forEach((queued, i) => {
+        const outcome = outcomes[i] as (typeof outcomes)[number]
+        if (outcome.ok) queued.resolve(outcome.value)
+        else queued.reject(outcome.error)
+      })
+    this.#durable().then(settle, (error: unknown) => {
+      for (const queued of group) queued.reject(error)
     })
   }
 }

@@ -7,6 +7,7 @@ import { GroupCommit } from './sqlite-group.js'
 import { SqlitePosts } from './sqlite-posts.js'
 import { type CallRow, callRow, type EventRow, migrateSqlite, parseCalls, toEvent } from './sqlite-schema.js'
 import { type SqliteStatements, sqliteStatements } from './sqlite-statements.js'
+import { WalSync } from './sqlite-sync.js'
 
 export { SQLITE_SCHEMA_VERSION } from './sqlite-schema.js'
 
@@ -52,6 +53,8 @@ export class SqliteStore implements Store {
   private readonly posts: SqlitePosts
   /** One commit for the writes of one turn (see sqlite-group.ts). */
   private readonly group: GroupCommit
+  /** Makes commits durable off the event loop (see sqlite-sync.ts). */
+  private readonly wal: WalSync
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path
@@ -59,11 +62,15 @@ export class SqliteStore implements Store {
     let db: Database.Database | undefined
     try {
       db = new Database(path)
+      const inMemory = db.memory
       db.pragma('journal_mode = WAL')
-      db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`)
+      db.pragma('synchronous = FULL')
       db.pragma('busy_timeout = 5000')
       this.db = db
       migrateSqlite(db, path)
+      // From here commits do not fsync; `full` durability syncs the WAL after each (sqlite-sync.ts).
+      db.pragma('synchronous = NORMAL')
+      this.wal = new WalSync(options.durability === 'normal' || inMemory ? undefined : `${db.name}-wal`)
     } catch (error) {
       db?.close()
       const fault = fromSqliteError(error)
@@ -75,8 +82,14 @@ export class SqliteStore implements Store {
       )
     }
     this.posts = new SqlitePosts(this.db)
-    this.group = new GroupCommit(this.db)
+    this.group = new GroupCommit(this.db, () => this.wal.sync())
     this.stmts = sqliteStatements(this.db)
+  }
+
+  /** `value`, once what was just committed is durable. */
+  private async durable<T>(value: T): Promise<T> {
+    await this.wal.sync()
+    return value
   }
 
   private check(): void {
@@ -113,7 +126,7 @@ export class SqliteStore implements Store {
   async transact<T>(key: CallKey, decide: Decision<T>): Promise<T> {
     this.check()
     // IMMEDIATE takes the write lock first, so a decision always sees the latest row.
-    return this.db
+    const result = this.db
       .transaction(() => {
         let call = this.readCall(key)
         const { events, result } = decide(call ? structuredClone(call) : undefined)
@@ -128,6 +141,7 @@ export class SqliteStore implements Store {
         return result
       })
       .immediate()
+    return this.durable(result)
   }
 
   async getCall(key: CallKey): Promise<CallRecord | undefined> {
@@ -293,7 +307,7 @@ export class SqliteStore implements Store {
 
   async addPost(post: PostRecord): Promise<boolean> {
     this.check()
-    return this.posts.add(post)
+    return this.durable(this.posts.add(post))
   }
 
   async claimPost(
@@ -301,17 +315,19 @@ export class SqliteStore implements Store {
     claim: PostClaim,
   ): Promise<{ createdAt: number; taken: boolean } | undefined> {
     this.check()
-    return this.posts.claim(post, claim)
+    return this.durable(this.posts.claim(post, claim))
   }
 
   async renewPostClaims(owner: string, until: number): Promise<void> {
     this.check()
     this.posts.renew(owner, until)
+    await this.wal.sync()
   }
 
   async releasePost(key: CallKey, destKey: string, owner: string): Promise<void> {
     this.check()
     this.posts.release(key, destKey, owner)
+    await this.wal.sync()
   }
 
   async lapsedPosts(now: number, limit: number): Promise<PostRecord[]> {
@@ -322,6 +338,7 @@ export class SqliteStore implements Store {
   async updatePost(key: CallKey, destKey: string, ref: unknown): Promise<void> {
     this.check()
     this.posts.update(key, destKey, ref)
+    await this.wal.sync()
   }
 
   async listPosts(key: CallKey): Promise<PostRecord[]> {
@@ -360,7 +377,7 @@ export class SqliteStore implements Store {
     this.check()
     const { endedCalls, deleteEvents, deleteCard, deletePosts, deleteCall } = this.stmts
     // IMMEDIATE: no decision on these calls can interleave; another process's pruning waits.
-    return this.db
+    const pruned = this.db
       .transaction(() => {
         const victims = endedCalls.all(before, limit) as Array<{ agent_id: string; call_id: string }>
         for (const { agent_id, call_id } of victims) {
@@ -369,11 +386,12 @@ export class SqliteStore implements Store {
         return victims.length
       })
       .immediate()
+    return this.durable(pruned)
   }
 
   async pruneAudit(before: number, limit: number): Promise<number> {
     this.check()
-    return this.stmts.pruneAudit.run(before, limit).changes
+    return this.durable(this.stmts.pruneAudit.run(before, limit).changes)
   }
 
   async close(): Promise<void> {
@@ -381,6 +399,7 @@ export class SqliteStore implements Store {
     this.closed = true
     this.group.flush()
     this.db.close()
+    await this.wal.close()
   }
 }
 // Every driver failure of a store method (disk full, read-only, locked) reaches the caller as a

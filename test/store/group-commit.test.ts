@@ -1,12 +1,14 @@
 /**
  * Group commit on the SQLite store: writes asked for in one turn share one transaction, each
- * settles only after it is committed, and one failing write is rolled back alone.
+ * settles only after it is committed and synced to disk, and one failing write is rolled back alone.
  */
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
+import { isStorageError } from '../../src/store/errors.js'
 import { SqliteStore } from '../../src/store/sqlite.js'
 import { GroupCommit } from '../../src/store/sqlite-group.js'
+import { WalSync } from '../../src/store/sqlite-sync.js'
 import { tempDir } from '../helpers/service.js'
 
 const cleanups: Array<() => void> = []
@@ -31,7 +33,7 @@ describe('group commit', () => {
     const reader = new Database(path, { readonly: true })
     cleanups.push(() => reader.close())
     const count = () => (reader.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n
-    const group = new GroupCommit(db)
+    const group = new GroupCommit(db, async () => {})
     const insert = db.prepare('INSERT INTO t (x) VALUES (?)')
     // What the other connection sees while each write runs: writes of one turn are one commit.
     const seen: number[] = []
@@ -52,6 +54,69 @@ describe('group commit', () => {
     // The next turn is a new commit, which sees the last one.
     await group.run(() => seen.push(count()))
     expect(seen.at(-1)).toBe(3)
+  })
+
+  it('no write settles before its commit is durable; a failed sync fails every write it covered', async () => {
+    const db = new Database(file())
+    cleanups.push(() => db.close())
+    db.pragma('journal_mode = WAL')
+    db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)')
+    const syncs: Array<{ resolve: () => void; reject: (error: Error) => void }> = []
+    const group = new GroupCommit(
+      db,
+      () => new Promise<void>((resolve, reject) => syncs.push({ resolve, reject })),
+    )
+    const insert = db.prepare('INSERT INTO t (x) VALUES (?)')
+    const settled: number[] = []
+    const first = [1, 2].map((x) => group.run(() => insert.run(x)).then(() => settled.push(x)))
+    // Committed (the turn ended and the sync was asked for) but not yet durable: nobody settles.
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(syncs).toHaveLength(1)
+    expect((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(2)
+    await Promise.resolve()
+    expect(settled).toEqual([])
+    syncs[0]?.resolve()
+    await Promise.all(first)
+    expect(settled).toEqual([1, 2])
+    // The next turn's sync fails: its writes are told so, none of them succeeded as far as they know.
+    const second = [3, 4].map((x) => group.run(() => insert.run(x)))
+    await new Promise((resolve) => setImmediate(resolve))
+    syncs[1]?.reject(new Error('EIO'))
+    const outcomes = await Promise.allSettled(second)
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected'])
+  })
+
+  it('WAL sync: syncs asked for while one runs share the next; a failure is a storage error', async () => {
+    const path = file()
+    const db = new Database(path)
+    cleanups.push(() => db.close())
+    db.pragma('journal_mode = WAL')
+    db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)')
+    const wal = new WalSync(`${path}-wal`)
+    const running = wal.sync()
+    const next = [wal.sync(), wal.sync(), wal.sync()]
+    // One sync runs; the three asked for meanwhile wait for one more, started after it.
+    expect(next[1]).toBe(next[0])
+    expect(next[2]).toBe(next[0])
+    expect(next[0]).not.toBe(running)
+    await Promise.all([running, ...next])
+    // Idle again: the next caller starts a sync of its own.
+    const alone = wal.sync()
+    expect(alone).not.toBe(next[0])
+    await alone
+    await wal.close()
+    // A sync the file cannot take (Linux refuses fdatasync on /dev/null) rejects with a coded
+    // storage error, never a bare errno.
+    const refused = new WalSync('/dev/null')
+    const failed = await refused.sync().then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    await refused.close()
+    expect(isStorageError(failed)).toBe(true)
+    expect(String((failed as Error).message)).toMatch(/could not be written to disk \[EINVAL\]/)
+    // Nothing to sync for an in-memory database.
+    await new WalSync(undefined).sync()
   })
 
   it('the store: concurrent compare-and-sets and audits of one turn all land, each settling after the commit', async () => {
