@@ -22,7 +22,8 @@ export class WalSync {
   constructor(walPath: string | undefined) {
     // The WAL file exists once the database is in WAL mode and has been written (the migration);
     // SQLite keeps it, truncated or reused but never removed, while this connection is open.
-    this.#fd = walPath === undefined ? undefined : openSync(walPath, 'r')
+    // Read-write although nothing is written through it: Windows flushes only a writable handle.
+    this.#fd = walPath === undefined ? undefined : openSync(walPath, 'r+')
   }
 
   /** Settles once every commit made before this call is durable. */
