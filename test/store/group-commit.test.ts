@@ -22,13 +22,19 @@ function file(): string {
   return join(dir.dir, 'group.db')
 }
 
+/** A WAL-mode database file with one table `t (x INTEGER PRIMARY KEY)`. */
+function walTable(): { path: string; db: Database.Database } {
+  const path = file()
+  const db = new Database(path)
+  cleanups.push(() => db.close())
+  db.pragma('journal_mode = WAL')
+  db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)')
+  return { path, db }
+}
+
 describe('group commit', () => {
   it('commits one turn of writes in one transaction; a failing write is rolled back alone', async () => {
-    const path = file()
-    const db = new Database(path)
-    cleanups.push(() => db.close())
-    db.pragma('journal_mode = WAL')
-    db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)')
+    const { path, db } = walTable()
     // Another connection: sees only what is committed.
     const reader = new Database(path, { readonly: true })
     cleanups.push(() => reader.close())
@@ -57,10 +63,7 @@ describe('group commit', () => {
   })
 
   it('no write settles before its commit is durable; a failed sync fails every write it covered', async () => {
-    const db = new Database(file())
-    cleanups.push(() => db.close())
-    db.pragma('journal_mode = WAL')
-    db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)')
+    const { db } = walTable()
     const syncs: Array<{ resolve: () => void; reject: (error: Error) => void }> = []
     const group = new GroupCommit(
       db,
@@ -87,11 +90,7 @@ describe('group commit', () => {
   })
 
   it('WAL sync: syncs asked for while one runs share the next; a failure is a storage error', async () => {
-    const path = file()
-    const db = new Database(path)
-    cleanups.push(() => db.close())
-    db.pragma('journal_mode = WAL')
-    db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)')
+    const { path } = walTable()
     const wal = new WalSync(`${path}-wal`)
     const running = wal.sync()
     const next = [wal.sync(), wal.sync(), wal.sync()]
