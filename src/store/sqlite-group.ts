@@ -10,9 +10,10 @@ interface Queued {
 }
 
 /**
- * Group commit for the SQLite store: the writes asked for in one turn of the event loop (the
- * clicks that arrived together, the answers handed over) are committed in one transaction, so
- * one fsync makes all of them durable instead of one fsync each.
+ * Group commit for the SQLite store, the one path every write of it takes: the writes asked for in
+ * one turn of the event loop (the clicks that arrived together, the answers handed over, posting
+ * records) are committed in one transaction, so one fsync makes all of them durable instead of
+ * one fsync each.
  *
  * Each write runs in a savepoint of its own: one that fails (a constraint, a programming error)
  * is rolled back and rejected alone, the others still commit. Nobody's promise settles before

@@ -51,7 +51,10 @@ export class SqliteStore implements Store {
   private closed = false
   private readonly stmts: SqliteStatements
   private readonly posts: SqlitePosts
-  /** One commit for the writes of one turn (see sqlite-group.ts). */
+  /**
+   * Every write goes through it, so durability is decided in one place: one commit for the writes
+   * of one turn, each settled once that commit is synced (see sqlite-group.ts).
+   */
   private readonly group: GroupCommit
   /** Makes commits durable off the event loop (see sqlite-sync.ts). */
   private readonly wal: WalSync
@@ -84,12 +87,6 @@ export class SqliteStore implements Store {
     this.posts = new SqlitePosts(this.db)
     this.group = new GroupCommit(this.db, () => this.wal.sync())
     this.stmts = sqliteStatements(this.db)
-  }
-
-  /** `value`, once what was just committed is durable. */
-  private async durable<T>(value: T): Promise<T> {
-    await this.wal.sync()
-    return value
   }
 
   private check(): void {
@@ -125,23 +122,19 @@ export class SqliteStore implements Store {
 
   async transact<T>(key: CallKey, decide: Decision<T>): Promise<T> {
     this.check()
-    // IMMEDIATE takes the write lock first, so a decision always sees the latest row.
-    const result = this.db
-      .transaction(() => {
-        let call = this.readCall(key)
-        const { events, result } = decide(call ? structuredClone(call) : undefined)
-        for (const event of events) {
-          if (event.agentId !== key.agentId || event.callId !== key.callId) {
-            throw new Error(
-              `transact on ${key.agentId}/${key.callId} cannot append an event for another call`,
-            )
-          }
-          call = this.insert(event, call)
+    // Group commit's transaction is IMMEDIATE: the write lock comes first, so a decision always
+    // sees the latest row.
+    return this.group.run(() => {
+      let call = this.readCall(key)
+      const { events, result } = decide(call ? structuredClone(call) : undefined)
+      for (const event of events) {
+        if (event.agentId !== key.agentId || event.callId !== key.callId) {
+          throw new Error(`transact on ${key.agentId}/${key.callId} cannot append an event for another call`)
         }
-        return result
-      })
-      .immediate()
-    return this.durable(result)
+        call = this.insert(event, call)
+      }
+      return result
+    })
   }
 
   async getCall(key: CallKey): Promise<CallRecord | undefined> {
@@ -307,7 +300,7 @@ export class SqliteStore implements Store {
 
   async addPost(post: PostRecord): Promise<boolean> {
     this.check()
-    return this.durable(this.posts.add(post))
+    return this.group.run(() => this.posts.add(post))
   }
 
   async claimPost(
@@ -315,19 +308,17 @@ export class SqliteStore implements Store {
     claim: PostClaim,
   ): Promise<{ createdAt: number; taken: boolean } | undefined> {
     this.check()
-    return this.durable(this.posts.claim(post, claim))
+    return this.group.run(() => this.posts.claim(post, claim))
   }
 
   async renewPostClaims(owner: string, until: number): Promise<void> {
     this.check()
-    this.posts.renew(owner, until)
-    await this.wal.sync()
+    await this.group.run(() => this.posts.renew(owner, until))
   }
 
   async releasePost(key: CallKey, destKey: string, owner: string): Promise<void> {
     this.check()
-    this.posts.release(key, destKey, owner)
-    await this.wal.sync()
+    await this.group.run(() => this.posts.release(key, destKey, owner))
   }
 
   async lapsedPosts(now: number, limit: number): Promise<PostRecord[]> {
@@ -337,8 +328,7 @@ export class SqliteStore implements Store {
 
   async updatePost(key: CallKey, destKey: string, ref: unknown): Promise<void> {
     this.check()
-    this.posts.update(key, destKey, ref)
-    await this.wal.sync()
+    await this.group.run(() => this.posts.update(key, destKey, ref))
   }
 
   async listPosts(key: CallKey): Promise<PostRecord[]> {
@@ -376,22 +366,20 @@ export class SqliteStore implements Store {
   async pruneCalls(before: number, limit: number): Promise<number> {
     this.check()
     const { endedCalls, deleteEvents, deleteCard, deletePosts, deleteCall } = this.stmts
-    // IMMEDIATE: no decision on these calls can interleave; another process's pruning waits.
-    const pruned = this.db
-      .transaction(() => {
-        const victims = endedCalls.all(before, limit) as Array<{ agent_id: string; call_id: string }>
-        for (const { agent_id, call_id } of victims) {
-          for (const stmt of [deleteEvents, deleteCard, deletePosts, deleteCall]) stmt.run(agent_id, call_id)
-        }
-        return victims.length
-      })
-      .immediate()
-    return this.durable(pruned)
+    // In group commit's IMMEDIATE transaction: no decision on these calls can interleave; another
+    // process's pruning waits.
+    return this.group.run(() => {
+      const victims = endedCalls.all(before, limit) as Array<{ agent_id: string; call_id: string }>
+      for (const { agent_id, call_id } of victims) {
+        for (const stmt of [deleteEvents, deleteCard, deletePosts, deleteCall]) stmt.run(agent_id, call_id)
+      }
+      return victims.length
+    })
   }
 
   async pruneAudit(before: number, limit: number): Promise<number> {
     this.check()
-    return this.durable(this.stmts.pruneAudit.run(before, limit).changes)
+    return this.group.run(() => this.stmts.pruneAudit.run(before, limit).changes)
   }
 
   async close(): Promise<void> {
