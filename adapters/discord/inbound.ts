@@ -203,7 +203,7 @@ export class DiscordInbound {
         return
       }
       case 'apply': {
-        const outcome = await host.handle(decoded.inbound)
+        const outcome = await host.handle(decoded.inbound, card)
         // The card changed: wait for this message's update to become the response, or for the
         // deadline (the acknowledger defers then, and the update edits through the channel).
         if (outcome.ok && outcome.updating && click) await Promise.race([click.seen, ack.repliedNow])

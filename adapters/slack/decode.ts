@@ -90,15 +90,33 @@ export type SlackPayload = BlockActionsPayload | ViewPayload
 /** The interactivity types askbridge handles; everything else is left to Bolt (and ignored). */
 export const INTERACTIVE_TYPES = new Set(['block_actions', 'view_submission', 'view_closed'])
 
+export type SlackPayloadCheck =
+  | { ok: true; payload: SlackPayload }
+  | { ok: true; ours: false }
+  | { ok: false; reason: string }
+
+/**
+ * Checks already made, by body: the HTTP transport checks a body before Bolt sees it and the
+ * listener (the only check in Socket Mode) is handed the same object, so it is checked once.
+ */
+const checks = new WeakMap<object, SlackPayloadCheck>()
+
 /**
  * Check a parsed interactivity body. `ours: false` for a body of another type (events, shortcuts):
  * not askbridge's to judge. A body of our types that does not have the shape is refused with a reason.
  */
-export function readSlackPayload(
-  body: unknown,
-): { ok: true; payload: SlackPayload } | { ok: true; ours: false } | { ok: false; reason: string } {
+export function readSlackPayload(body: unknown): SlackPayloadCheck {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     return { ok: false, reason: 'the payload is not a JSON object' }
+  let check = checks.get(body)
+  if (check === undefined) {
+    check = checkPayload(body)
+    checks.set(body, check)
+  }
+  return check
+}
+
+function checkPayload(body: object): SlackPayloadCheck {
   const type = (body as { type?: unknown }).type
   if (typeof type !== 'string' || !INTERACTIVE_TYPES.has(type)) return { ok: true, ours: false }
   const parsed =

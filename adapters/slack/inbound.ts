@@ -150,7 +150,7 @@ export class SlackInbound {
       case 'interaction': {
         let outcome: InteractionOutcome
         try {
-          outcome = await host.handle(result.inbound)
+          outcome = await host.handle(result.inbound, card)
         } catch (error) {
           // Not stored, so not applied: say so, and the person can click again.
           this.#deps.logger.error('a Slack interaction was not applied', { error })

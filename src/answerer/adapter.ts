@@ -63,7 +63,12 @@ export interface InteractionOutcome {
 
 /** What the answerer offers an adapter: apply interactions, read cards. */
 export interface CardHost {
-  handle(input: InboundInteraction): Promise<InteractionOutcome>
+  /**
+   * Apply an interaction. `decodedOn`: the card exactly as `getCard` returned it, when the adapter
+   * decoded the interaction against it; the host then starts from that read instead of reading
+   * the card again (if it changed meanwhile, the compare-and-set reads it again and decides anew).
+   */
+  handle(input: InboundInteraction, decodedOn?: CardState): Promise<InteractionOutcome>
   /** The card a component names (its callId and agent tag). */
   getCard(ref: CardRef): Promise<CardState | undefined>
   /**

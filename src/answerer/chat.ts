@@ -9,7 +9,7 @@ import { ResponderPolicy } from '../routing/policy.js'
 import { defaultRouter, type Router } from '../routing/types.js'
 import type { UserQuestionService } from '../service/service.js'
 import { callKeyOf } from '../store/fold.js'
-import type { CallKey } from '../store/types.js'
+import type { CallKey, VersionedCard } from '../store/types.js'
 import type { CardHost, ChatAdapter } from './adapter.js'
 import { compareAndSet } from './cas.js'
 import { CardCopies } from './copies.js'
@@ -145,9 +145,17 @@ export class ChatAnswerer {
       refresh: (key) => this.background(this.copies.refresh(key)),
     }
     this.answerer = (request, next) => this.answer(request, next)
+    // The cards handed to adapters, with their versions: a click decoded against one is applied
+    // from that read (weakly held: a card the adapter dropped is forgotten with it).
+    const handedOut = new WeakMap<CardState, VersionedCard<CardState> & CallKey>()
     this.host = {
-      handle: (input) => handleInteraction(this.interactions, input),
-      getCard: async (ref) => (await cardOfRef(this.store, ref))?.state,
+      handle: (input, decodedOn) =>
+        handleInteraction(this.interactions, input, decodedOn && handedOut.get(decodedOn)),
+      getCard: async (ref) => {
+        const found = await cardOfRef(this.store, ref)
+        if (found) handedOut.set(found.state, found)
+        return found?.state
+      },
       mayAnswer: (ref, person) => mayAnswer(this.interactions, ref, person),
       renewHold: async (ref, person) => {
         const key = await callOfRef(this.store, ref)

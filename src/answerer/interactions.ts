@@ -1,11 +1,11 @@
 import { applyInteraction, finishedRefusal, isLive } from '../card/apply.js'
-import type { CardRef } from '../card/codec.js'
+import { type CardRef, refMatches } from '../card/codec.js'
 import type { CardState, Person } from '../card/types.js'
 import type { Logger } from '../log.js'
 import type { People } from '../oncall/people.js'
 import type { ResponderPolicy } from '../routing/policy.js'
 import { callKeyOf } from '../store/fold.js'
-import type { AuditEntry, CallKey, Store } from '../store/types.js'
+import type { AuditEntry, CallKey, Store, VersionedCard } from '../store/types.js'
 import type { ChatAdapter, InboundInteraction, InteractionOutcome } from './adapter.js'
 import { compareAndSet } from './cas.js'
 import type { Holds } from './holds.js'
@@ -113,9 +113,11 @@ export async function mayAnswer(
 export async function handleInteraction(
   deps: InteractionDeps,
   input: InboundInteraction,
+  /** The card as the caller just read it for this reference, if it did. */
+  read?: VersionedCard<CardState> & CallKey,
 ): Promise<InteractionOutcome> {
   deps.turns.interaction()
-  const found = await cardOfRef(deps.store, input)
+  const found = read && refMatches(input, read) ? read : await cardOfRef(deps.store, input)
   const key = found ? callKeyOf(found) : undefined
   // One person is one approver, whichever platform (or signed-in inbox) they answer from.
   const actor = deps.people.identify(input.interaction.actor)

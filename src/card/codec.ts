@@ -67,9 +67,19 @@ const TAG_PATTERN = /^[A-Za-z0-9_-]{8}$/
 /** Matches every component id askbridge writes (today's and legacy), for platform listeners. */
 export const COMPONENT_ID_PREFIX = /^ab[12]\|/
 
+/** Tags already computed: a bridge serves a handful of agents, and every click matches one. */
+const tags = new Map<string, string>()
+const MAX_TAGS = 1024
+
 /** The 8-character tag that names an agent inside component ids (48 bits of its SHA-256). */
 export function agentTag(agentId: string): string {
-  return createHash('sha256').update(agentId).digest('base64url').slice(0, 8)
+  let tag = tags.get(agentId)
+  if (tag === undefined) {
+    tag = createHash('sha256').update(agentId).digest('base64url').slice(0, 8)
+    if (tags.size >= MAX_TAGS) tags.clear()
+    tags.set(agentId, tag)
+  }
+  return tag
 }
 
 /** The reference a card's components carry. */

@@ -113,6 +113,40 @@ describe('chat answerer', () => {
     )
   })
 
+  it('a click decoded on the card the adapter read is applied from that read, and a stale read still counts every click', async () => {
+    const { service, agent, chat, store } = await setup()
+    void service.ask({ questions: [regions], agent, wait: { callId: 'read' } }).catch(() => {})
+    await until(async () => store.getCard(await keyFor(store, 'read')), 'card')
+    const toggle = (id: string, label: string) => ({
+      callId: 'read',
+      interaction: {
+        id,
+        actor: ann,
+        action: { type: 'toggle' as const, questionId: 'regions', label },
+        at: 1,
+      },
+    })
+    const reads = vi.spyOn(store, 'findCards')
+    const seen = await chat.host.getCard({ callId: 'read' })
+    expect(seen).toBeDefined()
+    await chat.host.handle(toggle('t1', 'eu'), seen)
+    // The adapter's read is the only one: the click was not read again before it was written.
+    expect(reads).toHaveBeenCalledTimes(1)
+    // `seen` is now stale (the card moved on): the second click, decoded on it, loses the
+    // compare-and-set, reads the card again and is applied to what is stored, not to `seen`.
+    await chat.host.handle(toggle('t2', 'us'), seen)
+    expect((await chat.host.getCard({ callId: 'read' }))?.drafts.regions?.selected.sort()).toEqual([
+      'eu',
+      'us',
+    ])
+    // A card the host did not hand out is no shortcut: it is read from the store.
+    reads.mockClear()
+    const copy = structuredClone(seen as CardState)
+    await chat.host.handle(toggle('t3', 'eu'), copy)
+    expect(reads).toHaveBeenCalledTimes(1)
+    expect((await chat.host.getCard({ callId: 'read' }))?.drafts.regions?.selected).toEqual(['us'])
+  })
+
   it('the same interaction delivered twice is applied once', async () => {
     const { service, agent, chat, store } = await setup()
     void service.ask({ questions: [regions], agent, wait: { callId: 'dup' } }).catch(() => {})

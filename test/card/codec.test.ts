@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import {
   agentTag,
@@ -15,6 +16,13 @@ describe('component ids carry the call and its agent', () => {
     const id = encodeComponentId({ ...cardRef(longest), verb: 'choose', q: 9999, o: 9999 }, 100)
     expect(id.length).toBeLessThanOrEqual(100)
     expect(decodeComponentId(id)).toEqual({ ...cardRef(longest), verb: 'choose', q: 9999, o: 9999 })
+  })
+
+  it('an agent’s tag is the same however many agents were tagged before (the remembered tags wrap)', () => {
+    const sha = (id: string) => createHash('sha256').update(id).digest('base64url').slice(0, 8)
+    const first = agentTag('agent-0')
+    for (let i = 0; i < 3000; i++) expect(agentTag(`agent-${i}`)).toBe(sha(`agent-${i}`))
+    expect(agentTag('agent-0')).toBe(first)
   })
 
   it('an id exactly at the limit encodes; one character over is refused', () => {

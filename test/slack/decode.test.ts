@@ -4,6 +4,7 @@ import {
   type BlockActionsPayload,
   type DecodeResult,
   decodePayload,
+  readSlackPayload,
   type SlackPayload,
   type ViewPayload,
 } from '../../adapters/slack/decode.js'
@@ -296,5 +297,23 @@ describe('recorded view_submission', () => {
       id: 'slack:view:V0AB2P1M2HX:closed',
       action: { type: 'release' },
     })
+  })
+})
+
+describe('readSlackPayload', () => {
+  it('checks a body once: the transport and the listener share the check of the same object', () => {
+    const body = structuredClone(actions.action as Json)
+    const first = readSlackPayload(body)
+    expect(first).toMatchObject({ ok: true, payload: { type: 'block_actions' } })
+    expect(readSlackPayload(body)).toBe(first)
+    // Another object with the same content is checked on its own.
+    expect(readSlackPayload(structuredClone(actions.action as Json))).not.toBe(first)
+    const broken = { ...structuredClone(actions.action as Json), user: 42 }
+    expect(readSlackPayload(broken)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/malformed block_actions/),
+    })
+    expect(readSlackPayload(broken)).toMatchObject({ ok: false })
+    expect(readSlackPayload([])).toEqual({ ok: false, reason: 'the payload is not a JSON object' })
   })
 })
