@@ -2,6 +2,14 @@ import { close, fdatasync, openSync } from 'node:fs'
 import { StorageError } from './errors.js'
 
 /**
+ * How many fdatasyncs of the WAL may run at once. A sync asked for while one runs starts at once
+ * beside it instead of waiting for it: both return when the disk has flushed, so a commit made
+ * during a slow sync waits for about that one sync, not for it and then one more. The limit keeps
+ * libuv's thread pool (4 threads by default) free for other file work.
+ */
+export const MAX_PARALLEL_SYNCS = 2
+
+/**
  * Durability without blocking the event loop. With `synchronous = FULL`, better-sqlite3 fsyncs the
  * WAL inside every commit, on the one thread that also parses every click: a slow disk stalls all
  * of them. Instead the store commits with `synchronous = NORMAL` (in WAL mode: no fsync at commit,
@@ -9,14 +17,17 @@ import { StorageError } from './errors.js'
  * pool. A write's promise settles only after a sync that began after its commit has finished, so
  * what a caller is told is written is on disk, as before; meanwhile the loop goes on serving.
  *
- * Syncs are shared: a sync asked for while one is running waits for that one and then for one more
- * (which covers every commit made in between), so a burst of commits costs two fdatasyncs, not one
- * each.
+ * Up to {@link MAX_PARALLEL_SYNCS} syncs run at once; past that, the syncs asked for share one
+ * that starts as soon as a running one ends (it covers every commit made before it starts), so a
+ * burst of commits costs a few fdatasyncs, not one each.
  */
 export class WalSync {
   readonly #fd: number | undefined
-  #running: Promise<void> | undefined
-  #next: Promise<void> | undefined
+  #running = 0
+  /** The sync waiting for a free place, and what starts it. */
+  #queued: { done: Promise<void>; start: () => void } | undefined
+  /** Settles when nothing runs or waits any more (for close). */
+  #drained: (() => void) | undefined
 
   /** `walPath` undefined: nothing to sync (an in-memory database). */
   constructor(walPath: string | undefined) {
@@ -30,38 +41,46 @@ export class WalSync {
   sync(): Promise<void> {
     const fd = this.#fd
     if (fd === undefined) return Promise.resolve()
-    if (this.#running === undefined) return this.#start(fd)
-    this.#next ??= this.#running.then(
-      () => this.#startNext(fd),
-      () => this.#startNext(fd),
-    )
-    return this.#next
+    if (this.#running < MAX_PARALLEL_SYNCS) return this.#start(fd)
+    if (this.#queued === undefined) {
+      let start = () => {}
+      const done = new Promise<void>((resolve, reject) => {
+        start = () => this.#start(fd).then(resolve, reject)
+      })
+      this.#queued = { done, start }
+    }
+    return this.#queued.done
   }
 
-  #startNext(fd: number): Promise<void> {
-    this.#next = undefined
-    return this.#start(fd)
+  /** How many syncs run now (tests). */
+  get running(): number {
+    return this.#running
   }
 
   #start(fd: number): Promise<void> {
-    const run = new Promise<void>((resolve, reject) => {
+    this.#running++
+    return new Promise<void>((resolve, reject) => {
       fdatasync(fd, (error) => {
-        if (this.#running === run) this.#running = undefined
+        this.#running--
+        const queued = this.#queued
+        this.#queued = undefined
+        queued?.start()
+        if (this.#running === 0) {
+          const drained = this.#drained
+          this.#drained = undefined
+          drained?.()
+        }
         if (error) reject(syncFault(error))
         else resolve()
       })
     })
-    this.#running = run
-    return run
   }
 
   /** Waits for the syncs under way, then closes the file. */
   async close(): Promise<void> {
     const fd = this.#fd
     if (fd === undefined) return
-    while (this.#running !== undefined || this.#next !== undefined) {
-      await (this.#next ?? this.#running)?.catch(() => {})
-    }
+    if (this.#running > 0) await new Promise<void>((resolve) => (this.#drained = resolve))
     await new Promise<void>((resolve) => close(fd, () => resolve()))
   }
 }

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { isStorageError } from '../../src/store/errors.js'
 import { SqliteStore } from '../../src/store/sqlite.js'
 import { GroupCommit } from '../../src/store/sqlite-group.js'
-import { WalSync } from '../../src/store/sqlite-sync.js'
+import { MAX_PARALLEL_SYNCS, WalSync } from '../../src/store/sqlite-sync.js'
 import { tempDir } from '../helpers/service.js'
 
 const cleanups: Array<() => void> = []
@@ -89,19 +89,30 @@ describe('group commit', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected'])
   })
 
-  it('WAL sync: syncs asked for while one runs share the next; a failure is a storage error', async () => {
+  it('WAL sync: a second sync runs beside the first; past the limit they share one started when a place frees', async () => {
     const { path } = walTable()
     const wal = new WalSync(`${path}-wal`)
-    const running = wal.sync()
-    const next = [wal.sync(), wal.sync(), wal.sync()]
-    // One sync runs; the three asked for meanwhile wait for one more, started after it.
-    expect(next[1]).toBe(next[0])
-    expect(next[2]).toBe(next[0])
-    expect(next[0]).not.toBe(running)
-    await Promise.all([running, ...next])
+    // Up to MAX_PARALLEL_SYNCS start at once: a commit made during a slow sync does not wait for it.
+    const parallel = Array.from({ length: MAX_PARALLEL_SYNCS }, () => wal.sync())
+    expect(new Set(parallel).size).toBe(MAX_PARALLEL_SYNCS)
+    expect(wal.running).toBe(MAX_PARALLEL_SYNCS)
+    // Past the limit: every one asked for meanwhile shares one sync, not started yet.
+    const queued = [wal.sync(), wal.sync(), wal.sync()]
+    expect(queued[1]).toBe(queued[0])
+    expect(queued[2]).toBe(queued[0])
+    expect(parallel).not.toContain(queued[0])
+    expect(wal.running).toBe(MAX_PARALLEL_SYNCS)
+    // It starts when a running one ends (so it began after every commit it covers), and never
+    // past the limit.
+    await parallel[0]
+    expect(wal.running).toBeGreaterThan(0)
+    expect(wal.running).toBeLessThanOrEqual(MAX_PARALLEL_SYNCS)
+    await Promise.all([...parallel, ...queued])
+    expect(wal.running).toBe(0)
     // Idle again: the next caller starts a sync of its own.
     const alone = wal.sync()
-    expect(alone).not.toBe(next[0])
+    expect(queued).not.toContain(alone)
+    expect(wal.running).toBe(1)
     await alone
     await wal.close()
     // A sync the file cannot take (Linux refuses fdatasync on /dev/null) rejects with a coded
