@@ -9,6 +9,8 @@ interface Queued {
   reject: (error: unknown) => void
 }
 
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
+
 /**
  * Group commit for the SQLite store, the one path every write of it takes: the writes asked for in
  * one turn of the event loop (the clicks that arrived together, the answers handed over, posting
@@ -22,15 +24,31 @@ interface Queued {
  * rejected with that failure.
  */
 export class GroupCommit {
-  readonly #db: Database.Database
   readonly #durable: () => Promise<void>
+  /**
+   * One turn's transaction, and one write's savepoint inside it. better-sqlite3 builds a
+   * transaction function's wrappers each time `transaction()` is called: built once here, not
+   * once per commit and per write.
+   */
+  readonly #commit: Database.Transaction<(group: Queued[], outcomes: Outcome[]) => void>
+  readonly #savepoint: Database.Transaction<(write: () => unknown) => unknown>
   #queued: Queued[] = []
   #scheduled = false
 
   /** `durable`: settles once what is committed is on disk (see sqlite-sync.ts). */
   constructor(db: Database.Database, durable: () => Promise<void>) {
-    this.#db = db
     this.#durable = durable
+    // Nested in #commit's transaction, so a savepoint: rolled back alone if its write throws.
+    this.#savepoint = db.transaction((write: () => unknown) => write())
+    this.#commit = db.transaction((group: Queued[], outcomes: Outcome[]) => {
+      for (const { write } of group) {
+        try {
+          outcomes.push({ ok: true, value: this.#savepoint(write) })
+        } catch (error) {
+          outcomes.push({ ok: false, error })
+        }
+      }
+    })
   }
 
   /** Run `write` in this turn's transaction; settles once that transaction is durable. */
@@ -50,27 +68,16 @@ export class GroupCommit {
     const group = this.#queued
     this.#queued = []
     if (group.length === 0) return
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = []
+    const outcomes: Outcome[] = []
     try {
-      this.#db
-        .transaction(() => {
-          for (const { write } of group) {
-            try {
-              // Nested: a savepoint, rolled back alone if this write throws.
-              outcomes.push({ ok: true, value: this.#db.transaction(write)() })
-            } catch (error) {
-              outcomes.push({ ok: false, error })
-            }
-          }
-        })
-        .immediate()
+      this.#commit.immediate(group, outcomes)
     } catch (error) {
       for (const queued of group) queued.reject(error)
       return
     }
     const settle = () =>
       group.forEach((queued, i) => {
-        const outcome = outcomes[i] as (typeof outcomes)[number]
+        const outcome = outcomes[i] as Outcome
         if (outcome.ok) queued.resolve(outcome.value)
         else queued.reject(outcome.error)
       })
