@@ -6,6 +6,8 @@ import type { KeyObject } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { APIInteraction } from 'discord.js'
 import { type Logger, silentLogger } from '../../src/log.js'
+import { readRaw } from '../../src/server/body.js'
+import { HttpError } from '../../src/server/errors.js'
 import { readInteraction } from './decode.js'
 import { type ReplayGuard, verifyDiscordSignature } from './verify.js'
 
@@ -15,18 +17,6 @@ const MAX_BODY = 1 << 20
 function fail(res: ServerResponse, status: number, message: string): undefined {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ message }))
   return undefined
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer)
-    size += buffer.length
-    if (size > MAX_BODY) return undefined
-    chunks.push(buffer)
-  }
-  return Buffer.concat(chunks)
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -46,8 +36,13 @@ export async function readInteractionRequest(
   log: Logger = silentLogger,
 ): Promise<APIInteraction | undefined> {
   if (req.method !== 'POST') return fail(res, 405, 'method not allowed')
-  const body = await readBody(req)
-  if (!body) return fail(res, 413, 'payload too large')
+  let body: Buffer
+  try {
+    body = await readRaw(req, MAX_BODY)
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 413) return fail(res, 413, 'payload too large')
+    return fail(res, 400, 'the request could not be read')
+  }
   const signature = header(req, 'x-signature-ed25519')
   const timestamp = header(req, 'x-signature-timestamp')
   if (!signature || !timestamp || !verifyDiscordSignature(key, signature, timestamp, body))

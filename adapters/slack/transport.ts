@@ -20,6 +20,8 @@ import {
   type webApi,
 } from '@slack/bolt'
 import type { Logger as AskbridgeLogger } from '../../src/log.js'
+import { readRaw } from '../../src/server/body.js'
+import { HttpError } from '../../src/server/errors.js'
 import { readSlackPayload } from './decode.js'
 import { verifySlackSignature } from './verify.js'
 
@@ -59,9 +61,9 @@ export class SlackHttpReceiver implements Receiver {
     }
     let raw: Buffer
     try {
-      raw = await readBody(req)
-    } catch {
-      res.writeHead(413).end()
+      raw = await readRaw(req, MAX_BODY_BYTES)
+    } catch (error) {
+      res.writeHead(error instanceof HttpError ? error.status : 400).end()
       return
     }
     const check = verifySlackSignature(
@@ -143,18 +145,6 @@ function refuse(res: ServerResponse, logger: Logger, code: string, message: stri
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name]
   return Array.isArray(value) ? value[0] : value
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer)
-    size += buf.length
-    if (size > MAX_BODY_BYTES) throw new RangeError('body too large')
-    chunks.push(buf)
-  }
-  return Buffer.concat(chunks)
 }
 
 /** Interactivity arrives form-encoded with one `payload` field of JSON; events arrive as JSON. */

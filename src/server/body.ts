@@ -32,8 +32,17 @@ export async function readJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
   return value
 }
 
-/** Read a raw body as UTF-8 text (also used for signed platform webhooks). */
-export function readText(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
+/** Read a raw body as UTF-8 text. */
+async function readText(req: IncomingMessage, limit: number): Promise<string> {
+  return (await readRaw(req, limit)).toString('utf8')
+}
+
+/**
+ * Read a body's exact bytes (the signed platform webhooks verify them as received), at most
+ * `limit`: past it, a 413 BODY_TOO_LARGE HttpError, and a failed or aborted request is a 400.
+ * Plain 'data' events, not an async iterator: this runs for every click.
+ */
+export function readRaw(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
@@ -46,7 +55,7 @@ export function readText(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
       req.off('error', onError)
       req.off('aborted', onAborted)
       if (error) reject(error)
-      else resolve(Buffer.concat(chunks).toString('utf8'))
+      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks))
     }
     const onData = (chunk: Buffer) => {
       size += chunk.length

@@ -495,6 +495,11 @@ describe('Discord HTTP interactions (Ed25519)', () => {
     const tampered = ping.replace('"type":1', '"type":2')
     const fresh = String(Number(ts) + 2)
     expect(await rig.fake.postRaw(tampered, rig.fake.signBody(ping, fresh), fresh)).toBe(401)
+    // A body over 1 MiB is refused before its signature is checked, at the limit it is read.
+    const huge = 'x'.repeat((1 << 20) + 1)
+    expect(await rig.fake.postRaw(huge, rig.fake.signBody(huge, fresh), fresh)).toBe(413)
+    const atLimit = 'x'.repeat(1 << 20)
+    expect(await rig.fake.postRaw(atLimit, rig.fake.signBody(atLimit, fresh), fresh)).toBe(400)
 
     const answer = rig.service.ask({ questions: [colour], wait: { callId: 'http-1' } })
     const found = await until(() => rig?.component('http-1', { verb: 'other', q: 0 }), 'card posted')

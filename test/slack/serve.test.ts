@@ -61,6 +61,10 @@ describe.each(['http', 'socket'] as const)('askbridge serve with Slack (%s)', (m
       // The bridge's own port refuses unsigned Slack requests.
       const forged = await fake.sendHttp({ type: 'block_actions', actions: [] }, { signature: null })
       expect(forged.status).toBe(401)
+      // A body over 1 MiB is refused with 413, signed or not, and the bridge goes on serving.
+      const huge = await fake.sendHttp({ type: 'block_actions', actions: [], pad: 'x'.repeat(1 << 20) })
+      expect(huge.status).toBe(413)
+      expect((await fetch(`${bridge.url}/healthz`)).status).toBe(200)
     }
   })
 })
