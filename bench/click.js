@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
-import { fmt, startChild, startServe, summarize, table, until } from './lib.js'
+import { fmt, loopCpuMs, startChild, startServe, summarize, table, until } from './lib.js'
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1000)
 const ROUNDS = Number(process.env.BENCH_CLICK_ROUNDS ?? 20)
@@ -148,6 +148,7 @@ export default async function click({ dir, log }) {
     const perRound = Math.ceil(CLICKS / ROUNDS)
     const latencies = { askbridge: [], bolt: [], chat: [] }
     const failed = { askbridge: 0, bolt: 0, chat: 0 }
+    const cpu = { askbridge: 0, bolt: 0, chat: 0 }
     let answered = 0
     let wrong = 0
     for (let round = 0; round < ROUNDS; round++) {
@@ -159,7 +160,9 @@ export default async function click({ dir, log }) {
           name === 'askbridge'
             ? cards.requests
             : Array.from({ length: perRound }, (_, i) => templates[i % templates.length])
+        const cpuBefore = loopCpuMs(servers[name].pid)
         const result = await clicker.clickAll(urls[name], requests)
+        cpu[name] += loopCpuMs(servers[name].pid) - cpuBefore
         latencies[name].push(...result.latencies)
         failed[name] += result.failed
         if (name === 'askbridge') {
@@ -191,6 +194,7 @@ export default async function click({ dir, log }) {
       fmt(stats[name].max),
       `${ratio(name, 'p50').toFixed(2)}×`,
       `${ratio(name, 'p99').toFixed(2)}×`,
+      fmt(cpu[name] / stats[name].n),
     ])
     const markdown = `${CLICKS} signed \`block_actions\` clicks per server, ${CONCURRENCY} at a time over HTTP keep-alive,
 in ${ROUNDS} rounds whose order rotates (askbridge, Bolt, Chat SDK; then Bolt, Chat SDK, askbridge; …) after
@@ -208,7 +212,11 @@ burst section), so the cards a round clicks are up before it starts, and after a
 next server waits until every answered card shows its answer (askbridge's work after the ack is not
 timed as the next server's).
 
-${table(['server', 'clicks', 'non-200', 'p50 ms', 'p99 ms', 'max ms', 'p50 / Bolt', 'p99 / Bolt'], rows)}
+${table(['server', 'clicks', 'non-200', 'p50 ms', 'p99 ms', 'max ms', 'p50 / Bolt', 'p99 / Bolt', 'loop CPU ms / click'], rows)}
+
+Loop CPU is the time the server's main thread (its event loop, which reads every click) ran on a
+core during its rounds, from Linux's /proc/PID/schedstat, divided by its clicks: askbridge's
+includes its commit of each click; its disk syncs run on other threads and are not in it.
 
 askbridge asks answered by these clicks: ${answered} with the clicked option, ${wrong} otherwise.`
     return {

@@ -122,6 +122,14 @@ export async function startServe(env, nodeArgs = []) {
   )
 }
 
+/**
+ * CPU time the process's main thread (its event loop, where every request is read) has run, in
+ * ms: Linux /proc/PID/schedstat, nanoseconds on the CPU.
+ */
+export function loopCpuMs(pid) {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
+}
+
 /** Resident set size of a process, in bytes (Linux /proc). */
 export function rssOf(pid) {
   const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
