@@ -6,13 +6,9 @@ import type { KeyObject } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { APIInteraction } from 'discord.js'
 import { type Logger, silentLogger } from '../../src/log.js'
-import { readRaw } from '../../src/server/body.js'
-import { HttpError } from '../../src/server/errors.js'
+import { readFailure, readRaw } from '../../src/server/body.js'
 import { readInteraction } from './decode.js'
 import { type ReplayGuard, verifyDiscordSignature } from './verify.js'
-
-/** Interaction payloads are small; anything larger is not Discord. */
-const MAX_BODY = 1 << 20
 
 function fail(res: ServerResponse, status: number, message: string): undefined {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ message }))
@@ -38,10 +34,10 @@ export async function readInteractionRequest(
   if (req.method !== 'POST') return fail(res, 405, 'method not allowed')
   let body: Buffer
   try {
-    body = await readRaw(req, MAX_BODY)
+    body = await readRaw(req)
   } catch (error) {
-    if (error instanceof HttpError && error.status === 413) return fail(res, 413, 'payload too large')
-    return fail(res, 400, 'the request could not be read')
+    const { status, message } = readFailure(error)
+    return fail(res, status, status === 413 ? 'payload too large' : message)
   }
   const signature = header(req, 'x-signature-ed25519')
   const timestamp = header(req, 'x-signature-timestamp')

@@ -20,13 +20,9 @@ import {
   type webApi,
 } from '@slack/bolt'
 import type { Logger as AskbridgeLogger } from '../../src/log.js'
-import { readRaw } from '../../src/server/body.js'
-import { HttpError } from '../../src/server/errors.js'
+import { readFailure, readRaw } from '../../src/server/body.js'
 import { readSlackPayload } from './decode.js'
 import { verifySlackSignature } from './verify.js'
-
-/** Interactivity payloads are small; refuse anything absurd. */
-const MAX_BODY_BYTES = 1024 * 1024
 
 export interface SlackHttpReceiverOptions {
   signingSecret: string
@@ -61,9 +57,9 @@ export class SlackHttpReceiver implements Receiver {
     }
     let raw: Buffer
     try {
-      raw = await readRaw(req, MAX_BODY_BYTES)
+      raw = await readRaw(req)
     } catch (error) {
-      res.writeHead(error instanceof HttpError ? error.status : 400).end()
+      res.writeHead(readFailure(error).status).end()
       return
     }
     const check = verifySlackSignature(

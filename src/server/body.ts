@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { z } from 'zod'
 import { HttpError } from './errors.js'
 
-/** Request bodies above this are refused with 413 BODY_TOO_LARGE. */
+/** Bodies above this are refused with 413 BODY_TOO_LARGE: the API's, and both platforms' webhooks. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
 /**
@@ -18,7 +18,7 @@ export async function readJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
   if (Number.isFinite(declared) && declared > limit) {
     throw new HttpError(413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`)
   }
-  const text = await readText(req, limit)
+  const text = (await readRaw(req, limit)).toString('utf8')
   if (text.trim() === '') throw new HttpError(400, 'BAD_JSON', 'request body is empty; send a JSON object')
   let value: unknown
   try {
@@ -32,15 +32,11 @@ export async function readJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
   return value
 }
 
-/** Read a raw body as UTF-8 text. */
-async function readText(req: IncomingMessage, limit: number): Promise<string> {
-  return (await readRaw(req, limit)).toString('utf8')
-}
-
 /**
  * Read a body's exact bytes (the signed platform webhooks verify them as received), at most
- * `limit`: past it, a 413 BODY_TOO_LARGE HttpError, and a failed or aborted request is a 400.
- * Plain 'data' events, not an async iterator: this runs for every click.
+ * `limit`: past it, a 413 BODY_TOO_LARGE HttpError, and a failed or aborted request is a 400;
+ * {@link readFailure} gives the HttpError of any rejection. Plain 'data' events, not an async
+ * iterator: this runs for every click.
  */
 export function readRaw(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -75,6 +71,13 @@ export function readRaw(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<B
     req.on('error', onError)
     req.on('aborted', onAborted)
   })
+}
+
+/** What a body that could not be read is answered with: readRaw's HttpError, else a 400. */
+export function readFailure(error: unknown): HttpError {
+  return error instanceof HttpError
+    ? error
+    : new HttpError(400, 'BAD_REQUEST', 'the request could not be read')
 }
 
 /** Validate a parsed JSON body with zod; every problem is named in one 400 BAD_REQUEST. */
