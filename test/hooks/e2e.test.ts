@@ -78,14 +78,21 @@ async function nextCard(): Promise<CardState> {
     return cards.map((c) => c.state).find((c) => !seen.has(c.callId) && c.agentId.startsWith('claude-code:'))
   }, 'a new hook card')
   seen.add(card.callId)
-  await until(async () => {
-    // Posted and recorded: the reference has replaced the intent to post.
-    const platforms = (await tb.bridge.store.listPosts(card))
-      .filter((p) => !isPostPending(p.ref))
-      .map((p) => p.platform)
-    return platforms.includes('slack') && platforms.includes('discord')
-  }, 'the Slack and Discord copies')
+  await postedOn(card, ['slack', 'discord', 'web'])
   return card
+}
+
+/** Resolves once every one of `platforms` has posted `card` and recorded it (the reference has replaced the intent to post). */
+async function postedOn(card: CardState, platforms: readonly string[]): Promise<void> {
+  await until(
+    async () => {
+      const posted = (await tb.bridge.store.listPosts(card))
+        .filter((p) => !isPostPending(p.ref))
+        .map((p) => p.platform)
+      return platforms.every((p) => posted.includes(p))
+    },
+    `the ${platforms.join(', ')} copies`,
+  )
 }
 
 async function slackUse(callId: string, ref: Omit<ComponentRef, 'callId' | 'agent'>) {
@@ -476,6 +483,8 @@ describe('reasons on approvals', () => {
       const cards = await tb.bridge.store.listCards<CardState>()
       return cards.map((c) => c.state).find((c) => c.agentId === 'deploy-bot' && c.status === 'open')
     }, 'the deploy card')
+    // Open in the store comes before the inbox has recorded its copy; act once it is there, as a person would.
+    await postedOn(card, ['web'])
     await inbox(card.callId, { type: 'reject', reason: 'tests are red' }, 'Grace')
     const run = await asked
     expect(run.code).toBe(4)
