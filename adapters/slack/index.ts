@@ -14,6 +14,7 @@ import { checkReachable } from '../../src/answerer/reachable.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import { type Logger, silentLogger } from '../../src/log.js'
 import { slackError, tokenError } from './errors.js'
+import { slackFetch } from './fetch.js'
 import { SlackInbound } from './inbound.js'
 import { postNoticeMessage } from './notice.js'
 import { SlackNotices } from './notices.js'
@@ -100,13 +101,15 @@ export class SlackAdapter implements ChatAdapter {
     this.#startCheckMs = options.startCheckMs
     const logger = boltLogger(log)
     this.mode = options.appToken ? 'socket' : 'http'
+    // One lean transport for both Web API clients (Bolt's and ours); a caller's own fetch wins.
+    const clientOptions: webApi.WebClientOptions = { fetch: slackFetch(), ...options.clientOptions }
     const built = createBoltApp({
       botToken,
       logger,
       ...(options.appToken ? { appToken: options.appToken } : {}),
       ...(options.signingSecret ? { signingSecret: options.signingSecret } : {}),
       ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}),
-      ...(options.clientOptions ? { clientOptions: options.clientOptions } : {}),
+      clientOptions,
       ...(options.serverPingTimeoutMs ? { serverPingTimeoutMs: options.serverPingTimeoutMs } : {}),
       ...(options.clientPingTimeoutMs ? { clientPingTimeoutMs: options.clientPingTimeoutMs } : {}),
       ...(options.now ? { now: options.now } : {}),
@@ -114,7 +117,7 @@ export class SlackAdapter implements ChatAdapter {
     this.#app = built.app
     this.#http = built.http
     const client = new webApi.WebClient(botToken, {
-      ...options.clientOptions,
+      ...clientOptions,
       ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
       logger,
       rejectRateLimitedCalls: true,
