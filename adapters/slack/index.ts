@@ -5,7 +5,8 @@
  * - outbound.ts: post, update, delete, grow and shrink a card (per-channel queues, Retry-After);
  * - inbound.ts: listeners, the acknowledgement deadline, dispatch, forms;
  * - notices.ts: private notices to one person;
- * - transport.ts: Socket Mode or HTTP interactivity; render/decode/modal/verify are pure.
+ * - transport.ts: Socket Mode or HTTP interactivity; fetch.ts: the Web API client's transport;
+ *   render/decode/modal/verify are pure.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type App, webApi } from '@slack/bolt'
@@ -56,7 +57,8 @@ export interface SlackAdapterOptions {
   rateLimit?: RateLimitOptions
   /**
    * Extra @slack/web-api client options (for example `retryConfig`, `timeout`). `slackApiUrl`
-   * comes from `apiUrl`; rate-limited calls are always rejected to the per-channel queue.
+   * comes from `apiUrl`; rate-limited calls are always rejected to the per-channel queue. A
+   * `fetch` here replaces the undici transport of fetch.ts.
    */
   clientOptions?: webApi.WebClientOptions
   /** Socket Mode: reconnect when Slack sends no ping for this long. @default 30000 */
