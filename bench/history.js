@@ -18,7 +18,7 @@ const SIZES = (process.env.BENCH_HISTORY_SIZES ?? '1000,10000,100000').split(','
 const STORES = (process.env.BENCH_HISTORY_STORES ?? 'sqlite,postgres').split(',')
 const PG_URL = process.env.ASKBRIDGE_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test'
 const IDLE_MS = Number(process.env.BENCH_HISTORY_IDLE_MS ?? 16_000)
-const REQUESTS = 30
+const REQUESTS = 50
 const GOAL_RATIO = 1.5
 const GOAL_STALL_MS = 50
 const TEMPLATE = 'histtemplate0000'
@@ -128,6 +128,9 @@ async function seedPg(tmpl, n) {
     // measurement: planner statistics and the visibility map for the seeded rows.
     const tables = ['events', 'calls', 'cards', 'posts', 'audit'].map((t) => `"${schema}".askbridge_${t}`)
     await admin.query(`VACUUM ANALYZE ${tables.join(', ')}`)
+    // Seeding wrote minutes of rows; the server would flush them in a spread checkpoint during the
+    // measurement, on the same two cores. A database that grew over months has no such backlog.
+    await admin.query('CHECKPOINT')
     return { url, schema, drop }
   } catch (error) {
     await drop().catch(() => {})
@@ -141,85 +144,124 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
-async function latency(url, path, init) {
-  const samples = []
-  let bytes = 0
+/**
+ * `REQUESTS` of one request to every server in turn (1k, 10k, 100k, 1k, …), so a noisy moment of
+ * this shared machine falls on every size alike rather than on whichever size it was measuring.
+ */
+async function latencies(servers, path, init) {
+  const samples = servers.map(() => [])
+  const bytes = servers.map(() => 0)
   for (let i = 0; i < REQUESTS; i++) {
-    const t = performance.now()
-    const res = await fetch(`${url}${typeof path === 'function' ? path(i) : path}`, init?.(i))
-    const body = await res.arrayBuffer()
-    samples.push(performance.now() - t)
-    bytes = body.byteLength
-    if (res.status !== 200) throw new Error(`${path}: ${res.status}`)
+    for (const [k, server] of servers.entries()) {
+      const t = performance.now()
+      const res = await fetch(`${server.url}${typeof path === 'function' ? path(i) : path}`, init?.(i))
+      const body = await res.arrayBuffer()
+      samples[k].push(performance.now() - t)
+      bytes[k] = body.byteLength
+      if (res.status !== 200) throw new Error(`${path}: ${res.status}`)
+    }
   }
-  return { ...summarize(samples), bytes }
+  return samples.map((list, k) => ({ ...summarize(list), bytes: bytes[k] }))
 }
 
-async function measure(dir, store, db, n, log) {
+/** Start one serve with the stall probe; its start-up time and the stall during start-up. */
+async function startProbed(dir, store, db, n) {
   const stallFile = join(dir, `stall-${store}-${n}.jsonl`)
   writeFileSync(stallFile, '')
-  const stalls = async (pid) => {
-    const before = readFileSync(stallFile, 'utf8').split('\n').filter(Boolean).length
-    process.kill(pid, 'SIGUSR2')
-    await until(
-      () => readFileSync(stallFile, 'utf8').split('\n').filter(Boolean).length > before,
-      'stall probe',
-    )
-    return JSON.parse(readFileSync(stallFile, 'utf8').trim().split('\n').at(-1))
-  }
   const t = performance.now()
   const server = await startServe({ ASKBRIDGE_DB: db, BENCH_STALL_FILE: stallFile }, [
     '--import',
     './bench/stall-probe.js',
   ])
   const startup = performance.now() - t
+  const stalls = async () => {
+    const before = readFileSync(stallFile, 'utf8').split('\n').filter(Boolean).length
+    process.kill(server.pid, 'SIGUSR2')
+    await until(
+      () => readFileSync(stallFile, 'utf8').split('\n').filter(Boolean).length > before,
+      'stall probe',
+    )
+    return JSON.parse(readFileSync(stallFile, 'utf8').trim().split('\n').at(-1))
+  }
   try {
-    const startupStall = await stalls(server.pid)
+    return { n, server, startup, startupStall: await stalls(), stalls }
+  } catch (error) {
+    await server.stop()
+    throw error
+  }
+}
+
+/**
+ * Every size's serve at once: started one after another (each start-up timed alone), then idle
+ * together, then served in turn (`latencies`).
+ */
+async function measureAll(dir, store, dbs, log) {
+  const up = []
+  try {
+    for (const { n, db } of dbs) up.push(await startProbed(dir, store, db, n))
     await sleep(1000)
-    const rss = rssOf(server.pid)
-    const cpu0 = cpuMs(server.pid)
+    const rss = up.map((u) => rssOf(u.server.pid))
+    const cpu0 = up.map((u) => cpuMs(u.server.pid))
     await sleep(IDLE_MS)
-    const idleCpu = cpuMs(server.pid) - cpu0
-    const idleStall = await stalls(server.pid)
-    log(`${store} ${n}: up in ${Math.round(startup)} ms, idle ${idleCpu} ms CPU in ${IDLE_MS / 1000} s`)
-    const questions = await latency(server.url, '/v1/questions')
-    const inbox = await latency(server.url, '/inbox/api/cards')
-    const metrics = await latency(server.url, '/metrics')
-    const ask = await latency(server.url, '/v1/ask', (i) => ({
+    const idleCpu = up.map((u, k) => cpuMs(u.server.pid) - cpu0[k])
+    const idleStall = []
+    for (const u of up) idleStall.push(await u.stalls())
+    for (const [k, u] of up.entries())
+      log(
+        `${store} ${u.n}: up in ${Math.round(u.startup)} ms, idle ${idleCpu[k]} ms CPU in ${IDLE_MS / 1000} s`,
+      )
+    const servers = up.map((u) => u.server)
+    const questions = await latencies(servers, '/v1/questions')
+    const inbox = await latencies(servers, '/inbox/api/cards')
+    const metrics = await latencies(servers, '/metrics')
+    const ask = await latencies(servers, '/v1/ask', (i) => ({
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ callId: `new-${i}`, timeoutMs: 1, questions: [question] }),
     }))
-    const servingStall = await stalls(server.pid)
-    return { n, startup, rss, idleCpu, startupStall, idleStall, servingStall, questions, inbox, metrics, ask }
+    const servingStall = []
+    for (const u of up) servingStall.push(await u.stalls())
+    return up.map((u, k) => ({
+      n: u.n,
+      startup: u.startup,
+      rss: rss[k],
+      idleCpu: idleCpu[k],
+      startupStall: u.startupStall,
+      idleStall: idleStall[k],
+      servingStall: servingStall[k],
+      questions: questions[k],
+      inbox: inbox[k],
+      metrics: metrics[k],
+      ask: ask[k],
+    }))
   } finally {
-    await server.stop()
+    for (const u of up) await u.server.stop()
   }
 }
 
 const NAMES = { sqlite: 'SQLite', postgres: 'PostgreSQL' }
 
-/** Seed and measure every size on one store. */
+/** Seed every size on one store, then measure them side by side. */
 async function run(dir, tmpl, store, log) {
-  const results = []
-  for (const n of SIZES) {
-    const t = performance.now()
-    if (store === 'sqlite') {
-      const db = await seed(dir, tmpl, n)
-      log(`sqlite: seeded ${n} settled calls in ${Math.round((performance.now() - t) / 1000)} s`)
-      results.push(await measure(dir, store, db, n, log))
-    } else {
-      const schema = await seedPg(tmpl, n)
-      const seeded = (performance.now() - t) / 1000
-      log(`postgres: seeded ${n} settled calls in ${Math.round(seeded)} s`)
-      try {
-        results.push({ ...(await measure(dir, store, schema.url, n, log)), seeded })
-      } finally {
-        await schema.drop()
+  const dbs = []
+  try {
+    for (const n of SIZES) {
+      const t = performance.now()
+      if (store === 'sqlite') {
+        dbs.push({ n, db: await seed(dir, tmpl, n) })
+        log(`sqlite: seeded ${n} settled calls in ${Math.round((performance.now() - t) / 1000)} s`)
+      } else {
+        const schema = await seedPg(tmpl, n)
+        const seeded = (performance.now() - t) / 1000
+        dbs.push({ n, db: schema.url, seeded, drop: schema.drop })
+        log(`postgres: seeded ${n} settled calls in ${Math.round(seeded)} s`)
       }
     }
+    const results = await measureAll(dir, store, dbs, log)
+    return results.map((r, k) => (dbs[k].seeded === undefined ? r : { ...r, seeded: dbs[k].seeded }))
+  } finally {
+    for (const d of dbs) await d.drop?.()
   }
-  return results
 }
 
 /** One store's tables and goal rows. */
@@ -248,6 +290,15 @@ function report(store, results) {
     [`longest stall while idle (${IDLE_MS / 1000} s) ms`, (r) => r.idleStall.maxMs],
     ['longest stall while serving the requests above ms', (r) => r.servingStall.maxMs],
   ].map(([figure, get]) => [figure, ...results.map((r) => fmt(get(r))), ''])
+  // What the worst moments were made of: busy (CPU, a GC) or waiting for a core.
+  const insideRows = [
+    ['idle', (r) => r.idleStall],
+    ['serving', (r) => r.servingStall],
+  ].map(([phase, get]) => [
+    `${phase}: process CPU in the second of the longest stall ms / longest GC ms`,
+    ...results.map((r) => `${fmt(get(r).cpuMsAround)} / ${fmt(get(r).maxGcMs)}`),
+    '',
+  ])
   const sizeRows = [
     ['GET /v1/questions bytes', (r) => r.questions.bytes],
     ['inbox feed bytes', (r) => r.inbox.bytes],
@@ -270,7 +321,7 @@ function report(store, results) {
 
 ${table(['figure', ...sizes, `${last.n} / ${first.n}`], rows)}
 
-${table(['also', ...sizes, ''], [...stallRows, ...sizeRows, ...seedRows])}`
+${table(['also', ...sizes, ''], [...stallRows, ...insideRows, ...sizeRows, ...seedRows])}`
   return {
     markdown,
     goals: [
@@ -300,18 +351,25 @@ export default async function history({ dir, log }) {
   const markdown = `\`askbridge serve\` (the CLI, its own process, web inbox only) started on a database holding
 ${SIZES.join(', ')} settled calls: ${STORES.map((s) => NAMES[s]).join(', then ')}. SQLite is a file with the default
 durability; PostgreSQL is the local server (loopback, its defaults), a fresh schema per size
-(\`ASKBRIDGE_DB=postgres://...?schema=NAME\`), dropped after its size is measured. Each settled call is a
+(\`ASKBRIDGE_DB=postgres://...?schema=NAME\`), dropped after the store is measured. Each settled call is a
 clone of one timed call (so it is in the protocol's projection, \`GET /v1/questions\`) asked over the API
 and answered in the inbox within its window (its events, call row, card, post and audit rows), written
 through the store API: on SQLite into a copy of the template's file, 2000 calls' events per transaction;
 on PostgreSQL through \`connectStore\`, 500 calls' events per transaction (each holds an advisory lock
 per call), 4 such batches at a time, each followed by its calls' card, post and audit rows; then \`VACUUM ANALYZE\` of the seeded tables
 (what autovacuum does to a database that grew over time, done before the measurement rather than
-during it). Start-up is from spawning the process to \`/healthz\` answering (on PostgreSQL it includes
-connecting and checking the migrations); RSS is read from /proc 1 s later; idle CPU is the
-process's CPU time over ${IDLE_MS / 1000} s of nothing (the escalation tick runs every 15 s); then ${REQUESTS} of each request
-one after another. The longest event-loop stall is \`perf_hooks.monitorEventLoopDelay\` (5 ms resolution),
-preloaded into serve by bench/stall-probe.js. Ratios compare ${last} with ${first}, with floors at the
+during it) and a \`CHECKPOINT\` (the seeding's writes flushed before, not during, the measurement). Every size is seeded first, then
+one serve per size is started, one after another; start-up is from spawning the process to
+\`/healthz\` answering (on PostgreSQL it includes connecting and checking the migrations). The
+servers then run side by side: RSS is read from /proc 1 s later; idle CPU is each process's CPU time
+over the same ${IDLE_MS / 1000} s of nothing (the escalation tick runs every 15 s); then ${REQUESTS} of each request,
+one at a time, to each size in turn (1k, 10k, 100k, 1k, …), so a noisy moment of this shared machine
+falls on every size alike. The longest event-loop stall is \`perf_hooks.monitorEventLoopDelay\` (5 ms resolution),
+preloaded into serve by bench/stall-probe.js, which also reports the process's CPU time (every
+thread) over the second in which each phase's longest stall fell, and the longest GC pause: less CPU
+than the stall lasted means the process spent part of it waiting for one of this machine's two cores
+(shared with the database and the bench), not running its own work; the goal counts the stall either
+way. Ratios compare ${last} with ${first}, with floors at the
 figures' resolution (10 ms of CPU, 1 ms of latency).
 
 ${reports.map((r) => r.markdown).join('\n\n')}`
