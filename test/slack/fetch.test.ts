@@ -56,7 +56,7 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
     .end(JSON.stringify(body))
 
 function client(options: webApi.WebClientOptions = {}) {
-  return new webApi.WebClient('xoxb-test-token', {
+  return new webApi.WebClient('fake-bot-token-for-tests', {
     slackApiUrl: base,
     fetch: slackFetch(),
     rejectRateLimitedCalls: true,
@@ -90,7 +90,7 @@ describe('slackFetch under the WebClient', () => {
     const [req] = seen
     expect(req?.method).toBe('POST')
     expect(req?.url).toBe('/api/chat.postMessage')
-    expect(req?.headers.authorization).toBe('Bearer xoxb-test-token')
+    expect(req?.headers.authorization).toBe('Bearer fake-bot-token-for-tests')
     expect(req?.headers['content-type']).toBe('application/x-www-form-urlencoded')
     const form = new URLSearchParams(req?.body)
     expect(form.get('channel')).toBe('C1')
