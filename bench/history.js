@@ -11,7 +11,7 @@ import { buildAdapters } from '../dist/adapters/compose.js'
 import { parseConfig } from '../dist/src/config/env.js'
 import { serve } from '../dist/src/server/serve.js'
 import { connectStore, openStore } from '../dist/src/store/index.js'
-import { fmt, mib, pool, rssOf, sleep, startServe, summarize, table, until } from './lib.js'
+import { cpuMs, fmt, mib, pool, rssOf, sleep, startServe, summarize, table, until } from './lib.js'
 
 const SIZES = (process.env.BENCH_HISTORY_SIZES ?? '1000,10000,100000').split(',').map(Number)
 // Which stores to run, in this order: `sqlite`, `postgres` or both.
@@ -136,12 +136,6 @@ async function seedPg(tmpl, n) {
     await drop().catch(() => {})
     throw error
   }
-}
-
-/** CPU time (ms) a process has used, from /proc/<pid>/stat (utime + stime, 100 ticks/s). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 /**

@@ -130,6 +130,12 @@ export function loopCpuMs(pid) {
   return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
 }
 
+/** CPU time (ms) a process has used, from /proc/<pid>/stat (utime + stime, 100 ticks/s). */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 /** Resident set size of a process, in bytes (Linux /proc). */
 export function rssOf(pid) {
   const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]

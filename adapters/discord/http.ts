@@ -37,7 +37,7 @@ export async function readInteractionRequest(
     body = await readRaw(req)
   } catch (error) {
     const { status, message } = readFailure(error)
-    return fail(res, status, status === 413 ? 'payload too large' : message)
+    return fail(res, status, message)
   }
   const signature = header(req, 'x-signature-ed25519')
   const timestamp = header(req, 'x-signature-timestamp')

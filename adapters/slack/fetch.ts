@@ -18,7 +18,7 @@
  */
 
 import type { webApi } from '@slack/bolt'
-import { Agent, request } from 'undici'
+import { Agent, type Dispatcher, request } from 'undici'
 
 type RawHeaders = Record<string, string | string[] | undefined>
 type FetchResponse = Awaited<ReturnType<webApi.FetchFunction>>
@@ -71,7 +71,7 @@ export function slackFetch(): webApi.FetchFunction {
     }
     const href = String(url)
     const res = await request(href, {
-      method: (init.method ?? 'GET') as 'GET',
+      method: (init.method ?? 'GET') as Dispatcher.HttpMethod,
       ...(init.headers ? { headers: init.headers } : {}),
       ...(init.body !== undefined ? { body: init.body } : {}),
       ...(init.signal ? { signal: init.signal } : {}),

@@ -26,8 +26,8 @@ export class WalSync {
   #running = 0
   /** The sync waiting for a free place, and what starts it. */
   #queued: { done: Promise<void>; start: () => void } | undefined
-  /** Settles when nothing runs or waits any more (for close). */
-  #drained: (() => void) | undefined
+  /** Who waits for nothing to run or wait any more (close). */
+  #drained: Array<() => void> = []
 
   /** `walPath` undefined: nothing to sync (an in-memory database). */
   constructor(walPath: string | undefined) {
@@ -65,11 +65,7 @@ export class WalSync {
         const queued = this.#queued
         this.#queued = undefined
         queued?.start()
-        if (this.#running === 0) {
-          const drained = this.#drained
-          this.#drained = undefined
-          drained?.()
-        }
+        if (this.#running === 0) for (const drained of this.#drained.splice(0)) drained()
         if (error) reject(syncFault(error))
         else resolve()
       })
@@ -80,7 +76,7 @@ export class WalSync {
   async close(): Promise<void> {
     const fd = this.#fd
     if (fd === undefined) return
-    if (this.#running > 0) await new Promise<void>((resolve) => (this.#drained = resolve))
+    if (this.#running > 0) await new Promise<void>((resolve) => this.#drained.push(resolve))
     await new Promise<void>((resolve) => close(fd, () => resolve()))
   }
 }
