@@ -118,10 +118,10 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
           ...(options.inboxSession?.now ? { now: options.inboxSession.now } : {}),
         })
       : undefined
-  const raw = await connectStore(
-    config.ASKBRIDGE_DB,
-    options.replicas?.leaseMs === undefined ? {} : { leaseMs: options.replicas.leaseMs },
-  )
+  const raw = await connectStore(config.ASKBRIDGE_DB, {
+    log,
+    ...(options.replicas?.leaseMs === undefined ? {} : { leaseMs: options.replicas.leaseMs }),
+  })
   const store = raw
   const service = new UserQuestionService({ store, logger: log })
   let built: BuiltAdapters | undefined

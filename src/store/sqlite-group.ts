@@ -25,6 +25,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
  */
 export class GroupCommit {
   readonly #durable: () => Promise<void>
+  readonly #committed: () => void
   /**
    * One turn's transaction, and one write's savepoint inside it. better-sqlite3 builds a
    * transaction function's wrappers each time `transaction()` is called: built once here, not
@@ -35,9 +36,13 @@ export class GroupCommit {
   #queued: Queued[] = []
   #scheduled = false
 
-  /** `durable`: settles once what is committed is on disk (see sqlite-sync.ts). */
-  constructor(db: Database.Database, durable: () => Promise<void>) {
+  /**
+   * `durable`: settles once what is committed is on disk (see sqlite-sync.ts); `committed`: told
+   * after each commit (the checkpointer counts them, sqlite-checkpoint.ts).
+   */
+  constructor(db: Database.Database, durable: () => Promise<void>, committed: () => void = () => {}) {
     this.#durable = durable
+    this.#committed = committed
     // Nested in #commit's transaction, so a savepoint: rolled back alone if its write throws.
     this.#savepoint = db.transaction((write: () => unknown) => write())
     this.#commit = db.transaction((group: Queued[], outcomes: Outcome[]) => {
@@ -75,6 +80,7 @@ export class GroupCommit {
       for (const queued of group) queued.reject(error)
       return
     }
+    this.#committed()
     const settle = () =>
       group.forEach((queued, i) => {
         const outcome = outcomes[i] as Outcome

@@ -3,6 +3,7 @@ import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { fromSqliteError, StorageError } from './errors.js'
 import { foldCall, pageOf, statusOf } from './fold.js'
 import { cardsOf, listedCardsOf } from './rows.js'
+import { Checkpointer } from './sqlite-checkpoint.js'
 import { GroupCommit } from './sqlite-group.js'
 import { SqlitePosts } from './sqlite-posts.js'
 import { type CallRow, callRow, type EventRow, migrateSqlite, parseCalls, toEvent } from './sqlite-schema.js'
@@ -11,6 +12,7 @@ import { WalSync } from './sqlite-sync.js'
 
 export { SQLITE_SCHEMA_VERSION } from './sqlite-schema.js'
 
+import type { Logger } from '../log.js'
 import type {
   AuditEntry,
   CallKey,
@@ -36,6 +38,8 @@ export interface SqliteStoreOptions {
    * `normal`: WAL's default; survives a process crash, may lose the last commits on power loss.
    */
   durability?: 'full' | 'normal'
+  /** Where a checkpointer that fails says so. */
+  log?: Pick<Logger, 'warn'>
 }
 
 /**
@@ -58,6 +62,8 @@ export class SqliteStore implements Store {
   private readonly group: GroupCommit
   /** Makes commits durable off the event loop (see sqlite-sync.ts). */
   private readonly wal: WalSync
+  /** Checkpoints the WAL off the event loop (see sqlite-checkpoint.ts); none in memory. */
+  readonly checkpointer: Checkpointer | undefined
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path
@@ -74,6 +80,9 @@ export class SqliteStore implements Store {
       // From here commits do not fsync; `full` durability syncs the WAL after each (sqlite-sync.ts).
       db.pragma('synchronous = NORMAL')
       this.wal = new WalSync(options.durability === 'normal' || inMemory ? undefined : `${db.name}-wal`)
+      this.checkpointer = inMemory
+        ? undefined
+        : new Checkpointer(db, db.name, options.log ? { log: options.log } : {})
     } catch (error) {
       db?.close()
       const fault = fromSqliteError(error)
@@ -85,7 +94,12 @@ export class SqliteStore implements Store {
       )
     }
     this.posts = new SqlitePosts(this.db)
-    this.group = new GroupCommit(this.db, () => this.wal.sync())
+    const checkpointer = this.checkpointer
+    this.group = new GroupCommit(
+      this.db,
+      () => this.wal.sync(),
+      () => checkpointer?.committed(),
+    )
     this.stmts = sqliteStatements(this.db)
   }
 
@@ -386,6 +400,7 @@ export class SqliteStore implements Store {
     if (this.closed) return
     this.closed = true
     this.group.flush()
+    await this.checkpointer?.close()
     this.db.close()
     await this.wal.close()
   }
