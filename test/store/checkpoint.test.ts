@@ -24,22 +24,30 @@ function file(): string {
 
 const card = (callId: string, status: string) => ({ callId, agentId: 'default', status, questions: [] })
 
+/** A SQLite store on a new file, closed after the test, with its checkpointer. */
+function fileStore() {
+  const path = file()
+  const store = new SqliteStore(path)
+  cleanups.push(() => store.close())
+  const checkpointer = store.checkpointer
+  if (!checkpointer) throw new Error('a file store has a checkpointer')
+  return { path, store, checkpointer }
+}
+
 describe('WAL checkpoints off the event loop', () => {
-  it('a worker checkpoints what the store committed; the main connection keeps only a backstop', async () => {
-    const path = file()
-    const store = new SqliteStore(path)
-    cleanups.push(() => store.close())
-    const checkpointer = store.checkpointer
-    if (!checkpointer) throw new Error('a file store has a checkpointer')
+  it('a worker copies what the store committed into the database file while the store stays open', async () => {
+    const { path, store, checkpointer } = fileStore()
+    const before = statSync(path).size
     const checkpointed = checkpointer.checkpointed()
     for (let i = 0; i < COMMITS_PER_CHECKPOINT; i++)
       await store.casCard({ agentId: 'default', callId: `c${i}` }, 0, card(`c${i}`, 'open'))
     await checkpointed
     expect(checkpointer.completed).toBeGreaterThanOrEqual(1)
-    // The worker's pass covered the commits that asked for it.
+    // The worker's pass covered the commits that asked for it (a frame or more each) ...
     expect(checkpointer.last?.checkpointed).toBeGreaterThanOrEqual(COMMITS_PER_CHECKPOINT)
-    // What it copied is in the database file: a reader that ignores the log sees every card.
-    await store.close()
+    // ... and wrote their pages into the database file, which only a checkpoint writes.
+    expect(statSync(path).size).toBeGreaterThan(before)
+    // Another connection sees every card.
     const db = new Database(path, { readonly: true })
     cleanups.push(() => db.close())
     expect((db.prepare('SELECT count(*) AS n FROM cards').get() as { n: number }).n).toBe(
@@ -48,11 +56,7 @@ describe('WAL checkpoints off the event loop', () => {
   })
 
   it('keeps the log short when commits come in bursts, far below the backstop', async () => {
-    const path = file()
-    const store = new SqliteStore(path)
-    cleanups.push(() => store.close())
-    const checkpointer = store.checkpointer
-    if (!checkpointer) throw new Error('a file store has a checkpointer')
+    const { path, store, checkpointer } = fileStore()
     // 25 bursts of clicks, each followed by a pause in which the worker's checkpoint catches up;
     // the first commit after it starts the log over. Without the worker the log would grow to the
     // backstop's BACKSTOP_PAGES pages (16 MiB) before the main connection checkpointed.
