@@ -49,7 +49,9 @@ describe('WAL checkpoints off the event loop', () => {
     expect(statSync(path).size).toBeGreaterThan(before)
     // Another connection sees every card.
     const db = new Database(path, { readonly: true })
-    cleanups.push(() => db.close())
+    cleanups.push(() => {
+      db.close()
+    })
     expect((db.prepare('SELECT count(*) AS n FROM cards').get() as { n: number }).n).toBe(
       COMMITS_PER_CHECKPOINT,
     )
@@ -80,7 +82,9 @@ describe('WAL checkpoints off the event loop', () => {
   it('a checkpointer that cannot start says so once and leaves checkpoints to the main connection', async () => {
     const path = file()
     const db = new Database(path)
-    cleanups.push(() => db.close())
+    cleanups.push(() => {
+      db.close()
+    })
     db.pragma('journal_mode = WAL')
     const warnings: Array<{ message: string }> = []
     const stopped = new Promise<void>((resolve) => {
