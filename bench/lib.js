@@ -4,6 +4,7 @@ import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { cpus } from 'node:os'
+import { join } from 'node:path'
 
 /** The value below which `p` percent of the sorted samples fall (nearest rank). */
 export function percentile(sorted, p) {
@@ -102,13 +103,16 @@ export async function startChild(name, args, env, readUrl) {
   }
 }
 
-/** `askbridge serve` (the CLI) as its own process on a free port, warnings and errors only. */
-export async function startServe(env, nodeArgs = []) {
+/**
+ * `askbridge serve` (the CLI) as its own process on a free port, warnings and errors only;
+ * `checkout`: another checkout's build instead of this one's (its own `dist/`).
+ */
+export async function startServe(env, nodeArgs = [], checkout = '.') {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   return startChild(
     'askbridge serve',
-    [...nodeArgs, 'bin/askbridge.js', 'serve'],
+    [...nodeArgs, join(checkout, 'bin/askbridge.js'), 'serve'],
     { ASKBRIDGE_PORT: String(port), ASKBRIDGE_LOG_LEVEL: 'warn', ...env },
     () =>
       until(

@@ -1,0 +1,94 @@
+// Builds side by side: the click section's rounds with two or more `askbridge serve`s beside a bare
+// Bolt app, to tell whether a change to the click path helps. Not a section of run.js (it writes no
+// doc): one run of the click section cannot tell a 5% change from this machine's noise, two builds
+// clicked in the same rotating rounds can.
+//   AB_VARIANTS='{"before":{"AB_CHECKOUT":"/tmp/before"},"after":{}}' node bench/ab-click.js
+// Each variant is a name and the environment its serve gets; AB_CHECKOUT runs another checkout's
+// build (`git worktree add /tmp/before HEAD~1`, link node_modules, `npx tsc -p tsconfig.build.json`
+// there). `npm run bench -- click` (or `npx tsc -p tsconfig.bench.json`) builds dist-bench first.
+// BENCH_CLICKS (default 1000) clicks per server, AB_PER (default 50) per round. Prints one line a server.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
+import { openCards, startAskbridge, startClicker, startPeer } from './click.js'
+import { fmt, loopCpuMs, percentile, summarize, until } from './lib.js'
+
+const CLICKS = Number(process.env.BENCH_CLICKS ?? 1000)
+const PER = Number(process.env.AB_PER ?? 50)
+const ROUNDS = Math.ceil(CLICKS / PER)
+const WARMUP = 100
+const variants = JSON.parse(process.env.AB_VARIANTS ?? '{"A":{},"B":{}}')
+const builds = Object.keys(variants)
+const names = [...builds, 'bolt']
+
+const fake = await FakeSlack.start({ rateLimits: false })
+const clicker = startClicker(fake.options.signingSecret)
+const servers = {}
+const dirs = []
+try {
+  for (const [name, { AB_CHECKOUT, ...env }] of Object.entries(variants)) {
+    const dir = mkdtempSync(join(tmpdir(), `askbridge-ab-${name}-`))
+    dirs.push(dir)
+    servers[name] = await startAskbridge(fake, dir, { checkout: AB_CHECKOUT, env })
+  }
+  servers.bolt = await startPeer('bolt', fake)
+  const url = (name) => `${servers[name].url}/slack/events`
+  const latencies = Object.fromEntries(names.map((name) => [name, []]))
+  const cpu = Object.fromEntries(names.map((name) => [name, 0]))
+  let templates
+  for (const name of builds) {
+    const warm = await openCards(fake, servers[name].url, `${name}-warm`, WARMUP)
+    templates ??= warm.requests
+    await clicker.clickAll(url(name), warm.requests)
+    await Promise.all(warm.answers)
+  }
+  await clicker.clickAll(url('bolt'), templates)
+  for (let round = 0; round < ROUNDS; round++) {
+    // Every build's cards for the round first (each serve paces its own posts), then the turns.
+    const cards = Object.fromEntries(
+      await Promise.all(
+        builds.map(async (name) => [
+          name,
+          await openCards(fake, servers[name].url, `${name}-r${round}`, PER),
+        ]),
+      ),
+    )
+    const order = names.map((_, i) => names[(i + round) % names.length])
+    for (const name of order) {
+      const requests =
+        cards[name]?.requests ?? Array.from({ length: PER }, (_, i) => templates[i % templates.length])
+      const before = loopCpuMs(servers[name].pid)
+      const result = await clicker.clickAll(url(name), requests)
+      cpu[name] += loopCpuMs(servers[name].pid) - before
+      latencies[name].push(...result.latencies)
+      if (result.failed) console.error(`${name}: ${result.failed} clicks failed`)
+      if (cards[name]) {
+        await Promise.all(cards[name].answers)
+        await until(
+          () => cards[name].callIds.every((id) => fake.liveActionIds(id).length === 0),
+          'the answered cards updated',
+        )
+      }
+    }
+    console.error(`round ${round + 1}/${ROUNDS}: ${order.join(', ')}`)
+  }
+  const bolt = summarize(latencies.bolt)
+  for (const name of names) {
+    const s = summarize(latencies[name])
+    const p90 = percentile(
+      [...latencies[name]].sort((a, b) => a - b),
+      90,
+    )
+    console.log(
+      `${name.padEnd(8)} n ${s.n}  p50 ${fmt(s.p50)}  p90 ${fmt(p90)}  p99 ${fmt(s.p99)}  max ${fmt(s.max)}  ` +
+        `p50/Bolt ${(s.p50 / bolt.p50).toFixed(2)}  p99/Bolt ${(s.p99 / bolt.p99).toFixed(2)}  ` +
+        `loop CPU ms/click ${fmt(cpu[name] / s.n)}`,
+    )
+  }
+} finally {
+  clicker.stop()
+  for (const server of Object.values(servers)) await server.stop()
+  await fake.close()
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+}
