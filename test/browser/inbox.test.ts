@@ -433,11 +433,32 @@ test('a notice without buttons (Claude Code waiting) shows live as text, and aga
   const watched = await startBridge({ ASKBRIDGE_ROUTES: routes })
   const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } })
   try {
+    // Hold the page's first notices list: the server reads it now (before the notice exists), the
+    // page gets it only after the notice's live event has arrived. A stale list once replaced the
+    // live notice, and this test timed out waiting for it.
+    let release: () => void = () => {}
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let held = 0
+    await tab.route('**/inbox/api/notices', async (route) => {
+      const stale = await route.fetch()
+      held++
+      if (held === 1) await released
+      await route.fulfill({ response: stale })
+    })
     await tab.goto(`${watched.url}/inbox`)
     await tab.locator('#live.live').waitFor()
+    await until(async () => held >= 1, 'the notices list read')
     expect(await httpHook(watched.url, fixture('notification'))).toEqual({ status: 200, body: {} })
     const fyi = tab.locator('article.fyi')
     await fyi.waitFor()
+    const listed = tab.waitForResponse((r) => new URL(r.url()).pathname === '/inbox/api/notices')
+    release()
+    await (await listed).finished()
+    await tab.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)))
+    // The stale list has landed: the live notice is still shown.
+    expect(await fyi.count()).toBe(1)
     expect(await fyi.locator('.q-text').textContent()).toBe('Permission needed')
     expect(await fyi.locator('.fyi-text').textContent()).toBe('Claude needs your permission to use Bash')
     expect(await tab.locator('h2.section', { hasText: 'Notices (1)' }).count()).toBe(1)

@@ -6,8 +6,17 @@
  * until its next change.
  */
 import { beforeEach, expect, test } from 'vitest'
-import { cards, keyOf, learnedMark, replaceAll, upsert } from '../../adapters/web/client/store.js'
-import type { WebCardView } from '../../adapters/web/client/types.js'
+import {
+  addFyi,
+  cards,
+  fyis,
+  keyOf,
+  learnedMark,
+  replaceAll,
+  setFyis,
+  upsert,
+} from '../../adapters/web/client/store.js'
+import type { WebCardView, WebFyi } from '../../adapters/web/client/types.js'
 
 function view(callId: string, version: number, status: WebCardView['status'] = 'open'): WebCardView {
   return {
@@ -30,6 +39,7 @@ const shown = () => [...cards.values()].map((c) => `${c.callId}@${c.version}`).s
 
 beforeEach(() => {
   replaceAll([], undefined, learnedMark())
+  setFyis([], learnedMark())
 })
 
 test('a card learned while the list was on its way stays, even though the list lacks it', () => {
@@ -61,4 +71,29 @@ test('a newer listed version replaces one learned meanwhile', () => {
   upsert(view('b', 1))
   replaceAll([view('b', 2)], undefined, mark)
   expect(cards.get(keyOf(view('b', 0)))?.version).toBe(2)
+})
+
+// The same race for notices without buttons (a Claude Code "waiting" notice), seen in CI's
+// browser suite: the page's notices request was read before the hook's notice existed, its live
+// event arrived, then the list replaced every notice and the new one was gone.
+const fyi = (id: string): WebFyi => ({ id, title: id, text: '', agentId: 'claude-code:abc', at: 1 })
+const fyiIds = () => fyis.map((n) => n.id)
+
+test('a notice pushed while the notices list was on its way stays first, though the list lacks it', () => {
+  addFyi(fyi('old'))
+  const mark = learnedMark()
+  addFyi(fyi('new')) // its live event, after the list was requested
+  setFyis([fyi('old')], mark)
+  expect(fyiIds()).toEqual(['new', 'old'])
+})
+
+test('notices the page had before the request follow the list; one listed and pushed shows once', () => {
+  addFyi(fyi('gone'))
+  const mark = learnedMark()
+  addFyi(fyi('both'))
+  setFyis([fyi('both'), fyi('listed')], mark)
+  expect(fyiIds()).toEqual(['both', 'listed'])
+  // A later reload without a push in between is the list, exactly.
+  setFyis([fyi('listed')], learnedMark())
+  expect(fyiIds()).toEqual(['listed'])
 })

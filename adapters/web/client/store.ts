@@ -93,14 +93,26 @@ export function addOlder(list: WebCardView[], next: string | undefined): void {
   changed()
 }
 
-/** The server's notices without buttons, as listed. */
-export function setFyis(list: WebFyi[]): void {
-  fyis = list
+/** When each notice without buttons was pushed live (the same counter as cards'). */
+const fyiLearned = new Map<string, number>()
+
+/**
+ * The server's notices without buttons, as listed, requested after `mark` ({@link learnedMark}).
+ * A notice pushed live after that is newer than the list, which may have been read before it
+ * existed: it stays first, instead of vanishing until the next reload.
+ */
+export function setFyis(list: WebFyi[], mark: number): void {
+  const listed = new Set(list.map((n) => n.id))
+  const pushed = fyis.filter((n) => !listed.has(n.id) && (fyiLearned.get(n.id) ?? 0) > mark)
+  fyis = [...pushed, ...list].slice(0, 30)
+  const kept = new Set(fyis.map((n) => n.id))
+  for (const id of fyiLearned.keys()) if (!kept.has(id)) fyiLearned.delete(id)
   changed()
 }
 
 /** One new notice without buttons (pushed live): first in the list. */
 export function addFyi(notice: WebFyi): void {
+  fyiLearned.set(notice.id, ++learning)
   fyis = [notice, ...fyis.filter((x) => x.id !== notice.id)].slice(0, 30)
   changed()
 }
