@@ -436,25 +436,15 @@ test('a notice without buttons (Claude Code waiting) shows live as text, and aga
     // Hold the page's first notices list: the server reads it now (before the notice exists), the
     // page gets it only after the notice's live event has arrived. A stale list once replaced the
     // live notice, and this test timed out waiting for it.
-    let release: () => void = () => {}
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    let held = 0
-    await tab.route('**/inbox/api/notices', async (route) => {
-      const stale = await route.fetch()
-      held++
-      if (held === 1) await released
-      await route.fulfill({ response: stale })
-    })
+    const list = await holdList(tab, '/inbox/api/notices')
     await tab.goto(`${watched.url}/inbox`)
     await tab.locator('#live.live').waitFor()
-    await until(async () => held >= 1, 'the notices list read')
+    await until(async () => list.read() >= 1, 'the notices list read')
     expect(await httpHook(watched.url, fixture('notification'))).toEqual({ status: 200, body: {} })
     const fyi = tab.locator('article.fyi')
     await fyi.waitFor()
     const listed = tab.waitForResponse((r) => new URL(r.url()).pathname === '/inbox/api/notices')
-    release()
+    list.release()
     await (await listed).finished()
     await tab.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)))
     // The stale list has landed: the live notice is still shown.
@@ -505,19 +495,9 @@ test('a card that appears while the page is loading its list stays shown (the li
   try {
     // Hold the page's list: the server reads it now (before the card exists), the page gets it
     // only after the card's live event has arrived.
-    let release: () => void = () => {}
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    let held = 0
-    await tab.route('**/inbox/api/cards', async (route) => {
-      const stale = await route.fetch()
-      held++
-      await released
-      await route.fulfill({ response: stale })
-    })
+    const list = await holdList(tab, '/inbox/api/cards')
     await tab.goto(`${b.url}/inbox`)
-    await until(async () => held >= 1, 'the list request read')
+    await until(async () => list.read() >= 1, 'the list request read')
     const asking = request(b.url, 'POST', '/v1/ask', {
       callId: 'race-1',
       questions: [{ id: 'go', question: 'Ship it?', options: [{ label: 'Yes' }, { label: 'No' }] }],
@@ -526,7 +506,7 @@ test('a card that appears while the page is loading its list stays shown (the li
     await c.waitFor()
     // The page asks for its notices once it has the list, and applies both together.
     const notices = tab.waitForResponse((r) => new URL(r.url()).pathname === '/inbox/api/notices')
-    release()
+    list.release()
     await (await notices).finished()
     await tab.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)))
     // The stale list has landed: the card is still there, and answerable.
@@ -538,3 +518,22 @@ test('a card that appears while the page is loading its list stays shown (the li
     await tab.close()
   }
 })
+
+/**
+ * Hold the page's responses from `path`: the server reads each at once, the page gets it only
+ * after `release()`, so what happens meanwhile (a live event) lands before a stale list.
+ */
+async function holdList(tab: Page, path: string): Promise<{ release: () => void; read: () => number }> {
+  let release: () => void = () => {}
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  let read = 0
+  await tab.route(`**${path}`, async (route) => {
+    const stale = await route.fetch()
+    read++
+    await released
+    await route.fulfill({ response: stale })
+  })
+  return { release, read: () => read }
+}
