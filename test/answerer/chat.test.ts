@@ -421,7 +421,11 @@ describe('a copy another process is posting', () => {
       const m = adapter.messagesFor('held')
       return m.length > 0 ? m : undefined
     }, 'the copy posted after the claim lapsed')
-    const posts = await store.listPosts(key)
+    // The copy's record follows its post (a commit of its own): once written, it is the only one.
+    const posts = await until(async () => {
+      const listed = await store.listPosts(key)
+      return listed.every((p) => !isPostPending(p.ref)) ? listed : undefined
+    }, 'the copy recorded as posted')
     expect(posts.map((p) => isPostPending(p.ref))).toEqual([false])
     expect((await click('held', 'Red', ann)).ok).toBe(true)
     await expect(asking).resolves.toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
