@@ -50,14 +50,14 @@ parentPort.on('message', (message) => {
     // has caught up with the last commit, so a few short passes follow a long one.
     let row = db.pragma('wal_checkpoint(PASSIVE)')[0]
     for (let pass = 1; pass < 4 && row.checkpointed < row.log; pass++) row = db.pragma('wal_checkpoint(PASSIVE)')[0]
-    parentPort.postMessage({ ok: true, busy: row.busy, log: row.log, checkpointed: row.checkpointed })
+    parentPort.postMessage({ ok: true, log: row.log, checkpointed: row.checkpointed })
   } catch (error) {
     parentPort.postMessage({ ok: false, message: String(error && error.message ? error.message : error) })
   }
 })
 `
 
-type Reply = { ok: true; busy: number; log: number; checkpointed: number } | { ok: false; message: string }
+type Reply = { ok: true; log: number; checkpointed: number } | { ok: false; message: string }
 
 export interface CheckpointerOptions {
   /** @default COMMITS_PER_CHECKPOINT */
@@ -148,7 +148,8 @@ export class Checkpointer {
     const worker = this.#worker
     this.#worker = undefined
     if (!worker) return
-    const exited = once(worker, 'exit')
+    // A worker that fails while closing has exited all the same: closing the store goes on.
+    const exited = once(worker, 'exit').catch(() => undefined)
     worker.postMessage('close')
     const timer = setTimeout(() => void worker.terminate(), 5000)
     try {
