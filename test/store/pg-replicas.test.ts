@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
+import type { Leadership } from '../../src/store/pg-leader.js'
 import type { StoreChange } from '../../src/store/pg-notify.js'
 import { PostgresStore, type PostgresStoreOptions } from '../../src/store/postgres.js'
 import { type TestSchema, testSchema } from '../helpers/pg.js'
@@ -151,12 +152,18 @@ describe('PostgreSQL: leadership of a job', () => {
     const opened = await Promise.all([0, 1, 2].map(() => PostgresStore.open(url, { max: 2 })))
     stores.push(...opened)
     const events: string[] = []
-    const leaderships = opened.map((store, i) =>
+    // The process whose connection the test kills: a killed process does not come back, so when it
+    // resigns it stops competing (else its next try could take the lock again before the others').
+    let killed: number | undefined
+    const leaderships: Leadership[] = opened.map((store, i) =>
       store.lead(
         'gateway',
         {
           lead: async () => void events.push(`lead ${i}`),
-          resign: async () => void events.push(`resign ${i}`),
+          resign: async () => {
+            events.push(`resign ${i}`)
+            if (i === killed) void leaderships[i]?.stop()
+          },
         },
         { pollMs: 50 },
       ),
@@ -165,6 +172,7 @@ describe('PostgreSQL: leadership of a job', () => {
     const first = leaderships.findIndex((l) => l.leading)
     // Others keep trying and never lead alongside.
     await until(() => events.length === 1 && leaderships.filter((l) => l.leading).length === 1)
+    killed = first
     // The leader's connection dies (a killed process): its lock goes, another leads.
     await schema.query(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)",
