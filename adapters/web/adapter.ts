@@ -99,7 +99,7 @@ export class WebAdapter implements ChatAdapter {
       .add('GET', '/inbox/api/cards', ({ res, url }) => this.listCards(res, url))
       .add('GET', '/inbox/api/me', ({ req, res }) => this.me(req, res))
       .add('GET', '/inbox/api/notices', ({ res }) =>
-        send(res, 200, { notices: this.notices } satisfies WebFyiList),
+        send(res, 200, { notices: this.notices, limit: this.recentLimit } satisfies WebFyiList),
       )
       .add('GET', '/inbox/tool/:callId', ({ res, params }) => this.toolInput(res, params.callId ?? ''))
       .add('GET', '/inbox/api/events', ({ req, res }) => this.events(req, res))

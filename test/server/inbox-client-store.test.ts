@@ -16,7 +16,7 @@ import {
   setFyis,
   upsert,
 } from '../../adapters/web/client/store.js'
-import type { WebCardView, WebFyi } from '../../adapters/web/client/types.js'
+import type { WebCardView, WebFyi, WebFyiList } from '../../adapters/web/client/types.js'
 
 function view(callId: string, version: number, status: WebCardView['status'] = 'open'): WebCardView {
   return {
@@ -39,7 +39,7 @@ const shown = () => [...cards.values()].map((c) => `${c.callId}@${c.version}`).s
 
 beforeEach(() => {
   replaceAll([], undefined, learnedMark())
-  setFyis([], learnedMark())
+  setFyis(listed(), learnedMark())
 })
 
 test('a card learned while the list was on its way stays, even though the list lacks it', () => {
@@ -78,12 +78,14 @@ test('a newer listed version replaces one learned meanwhile', () => {
 // event arrived, then the list replaced every notice and the new one was gone.
 const fyi = (id: string): WebFyi => ({ id, title: id, text: '', agentId: 'claude-code:abc', at: 1 })
 const fyiIds = () => fyis.map((n) => n.id)
+/** The server's notices list, keeping its default 30. */
+const listed = (...notices: WebFyi[]): WebFyiList => ({ notices, limit: 30 })
 
 test('a notice pushed while the notices list was on its way stays first, though the list lacks it', () => {
   addFyi(fyi('old'))
   const mark = learnedMark()
   addFyi(fyi('new')) // its live event, after the list was requested
-  setFyis([fyi('old')], mark)
+  setFyis(listed(fyi('old')), mark)
   expect(fyiIds()).toEqual(['new', 'old'])
 })
 
@@ -91,9 +93,15 @@ test('notices the page had before the request follow the list; one listed and pu
   addFyi(fyi('gone'))
   const mark = learnedMark()
   addFyi(fyi('both'))
-  setFyis([fyi('both'), fyi('listed')], mark)
+  setFyis(listed(fyi('both'), fyi('listed')), mark)
   expect(fyiIds()).toEqual(['both', 'listed'])
   // A later reload without a push in between is the list, exactly.
-  setFyis([fyi('listed')], learnedMark())
+  setFyis(listed(fyi('listed')), learnedMark())
   expect(fyiIds()).toEqual(['listed'])
+})
+
+test('the page keeps as many notices as the server says it keeps', () => {
+  setFyis({ notices: [fyi('b'), fyi('a')], limit: 2 }, learnedMark())
+  addFyi(fyi('c'))
+  expect(fyiIds()).toEqual(['c', 'b'])
 })

@@ -17,7 +17,7 @@ async function load(): Promise<void> {
   if (!res.ok) throw new Error(`HTTP ${res.status}`)
   const data = (await res.json()) as WebCardList
   const notes = await fetch('/inbox/api/notices')
-  if (notes.ok) setFyis(((await notes.json()) as WebFyiList).notices, mark)
+  if (notes.ok) setFyis((await notes.json()) as WebFyiList, mark)
   replaceAll(data.cards, data.nextCursor, mark)
 }
 

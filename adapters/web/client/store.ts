@@ -1,5 +1,5 @@
 /** What the page knows: the cards it shows, per-card notices and what is typed in text boxes. */
-import type { WebCardView, WebFyi } from './types.js'
+import type { WebCardView, WebFyi, WebFyiList } from './types.js'
 
 export interface Notice {
   kind: 'bad' | 'info'
@@ -13,8 +13,10 @@ export const notices: Record<string, Notice | undefined> = {}
 /** Text typed into boxes, by {@link inputKey}, so a re-render keeps it. */
 export const inputs: Record<string, string | undefined> = {}
 
-/** Notices without buttons, newest first (at most 30, like the server keeps). */
+/** Notices without buttons, newest first (at most as many as the server keeps). */
 export let fyis: WebFyi[] = []
+/** How many notices the server keeps (its list says); none are dropped before the first list. */
+let fyiLimit = Number.POSITIVE_INFINITY
 
 let render: () => void = () => {}
 
@@ -101,10 +103,11 @@ const fyiLearned = new Map<string, number>()
  * A notice pushed live after that is newer than the list, which may have been read before it
  * existed: it stays first, instead of vanishing until the next reload.
  */
-export function setFyis(list: WebFyi[], mark: number): void {
+export function setFyis({ notices: list, limit }: WebFyiList, mark: number): void {
+  fyiLimit = limit
   const listed = new Set(list.map((n) => n.id))
   const pushed = fyis.filter((n) => !listed.has(n.id) && (fyiLearned.get(n.id) ?? 0) > mark)
-  fyis = [...pushed, ...list].slice(0, 30)
+  fyis = [...pushed, ...list].slice(0, fyiLimit)
   const kept = new Set(fyis.map((n) => n.id))
   for (const id of fyiLearned.keys()) if (!kept.has(id)) fyiLearned.delete(id)
   changed()
@@ -113,6 +116,6 @@ export function setFyis(list: WebFyi[], mark: number): void {
 /** One new notice without buttons (pushed live): first in the list. */
 export function addFyi(notice: WebFyi): void {
   fyiLearned.set(notice.id, ++learning)
-  fyis = [notice, ...fyis.filter((x) => x.id !== notice.id)].slice(0, 30)
+  fyis = [notice, ...fyis.filter((x) => x.id !== notice.id)].slice(0, fyiLimit)
   changed()
 }

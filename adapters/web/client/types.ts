@@ -120,4 +120,6 @@ export interface WebFyi {
 /** `GET /inbox/api/notices`. */
 export interface WebFyiList {
   notices: WebFyi[]
+  /** How many notices the server keeps: the page keeps as many. */
+  limit: number
 }
