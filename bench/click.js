@@ -18,10 +18,9 @@ import { fmt, loopCpuMs, percentile, startChild, startServe, summarize, table, u
 // Chat SDK, measured 0.84x to 1.88x Bolt's p99 from run to run).
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 2000)
 // 80 rounds of 25 clicks: the three servers' turns of a round are a few seconds apart, so a slow
-// spell of the machine falls on all three alike, and the bootstrap has twice as many rounds to draw.
-// With 50 clicks a turn, four runs put askbridge at 1.11-1.17x Bolt's p99, their 90% intervals
-// reaching 1.20-1.72x; with 25, three runs gave 0.97-1.04x, intervals reaching 1.17-1.26x. The cards
-// posted, and so the section's time, are the same.
+// spell of the machine falls on all three alike, and the bootstrap has twice as many rounds to draw
+// than with 40 of 50. The cards posted, and so the section's time, are the same. The runs of each
+// are in the README's limits (the click).
 const ROUNDS = Number(process.env.BENCH_CLICK_ROUNDS ?? 80)
 /** Bootstrap resamples of the rounds, for the interval of the p99 ratio. */
 const RESAMPLES = 2000
