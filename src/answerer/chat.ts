@@ -17,7 +17,7 @@ import { Delivery } from './delivery.js'
 import { escalate } from './escalation.js'
 import { Holds } from './holds.js'
 import { handleInteraction, type InteractionDeps, mayAnswer } from './interactions.js'
-import { applyLifecycle, followLifecycle } from './lifecycle.js'
+import { applyLifecycle, changeOnAbort, followLifecycle } from './lifecycle.js'
 import { type NoticeOutcome, type NoticeRequest, postNotice } from './notices.js'
 import { callOfRef, cardOfRef, type OpenDeps, openCard } from './open.js'
 import { followOtherBridges } from './replicas.js'
@@ -242,6 +242,9 @@ export class ChatAnswerer {
     const plan = await this.staffer.staff(this.router.resolve(request))
     const destinations = plan.destinations.filter((d) => this.adapters.has(d.platform))
     if (destinations.length === 0) return next()
+    // The ask ended (the caller left, the window closed) while the route was being staffed:
+    // nobody waits for a card any more.
+    if (request.signal.aborted) throw request.signal.reason
     // Wait first, then post: a click on the first copy while later copies are still being
     // posted (or right after a re-attach finds the card) must find someone waiting.
     const key = keyOfRequest(request)
@@ -252,6 +255,15 @@ export class ChatAnswerer {
       if (card.status === 'answered' && card.result) {
         this.waiters.drop(key)
         return card.result
+      }
+      if (request.signal.aborted) {
+        // It ended while the card was being opened: post nothing, and leave the card as the
+        // call's end would (its event may have found no card yet). A restart keeps it as it is.
+        if (this.service.closing !== 'keep') {
+          const deps = { service: this.service, holds: this.holds, mutate: this.mutate.bind(this) }
+          await applyLifecycle(deps, key, changeOnAbort(request.signal.reason))
+        }
+        throw request.signal.reason
       }
       const posted = await this.copies.post(card, destinations)
       if (posted === 0) {

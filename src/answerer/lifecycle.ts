@@ -46,6 +46,16 @@ export function followLifecycle(
 }
 
 /**
+ * What a card becomes when its ask's waterfall signal aborted with `reason`: continued when the
+ * timed window closed, else cancelled, in the words the `dropped` event would give.
+ */
+export function changeOnAbort(reason: unknown): LifecycleChange {
+  const code = asUserQuestionError(reason)?.code
+  if (code === 'ASK_TIMED_OUT') return { status: 'continued' }
+  return { status: 'cancelled', reason: dropReason(code ?? 'ASK_ABORTED', reason) }
+}
+
+/**
  * What a cancelled card says: "cancelled" for a cancel, the caller's own words when it stopped
  * waiting because its time ran out (a hook), else "withdrawn".
  */

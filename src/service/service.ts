@@ -146,21 +146,30 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
             ...(request.route === undefined ? {} : { route: request.route }),
           })
           this.emit('asked', { callId, agentId, timed: true })
-          // An unclaimed request is held until the deadline even if every answerer delegated.
+          // The deadline passed while the asked record was being written: no answerer is called
+          // for a wait that has already ended (it would post a card nobody waits for).
+          if (wait.expired) return { pending: true, callId } as const
+          // An unclaimed request is held until the deadline (a client may still attach) when
+          // every answerer delegated or one said nobody will claim it (NO_PROVIDER).
           const held = () =>
             new Promise<AskUserQuestionAnswer>((_, reject) => {
               const signal = controller.signal
               if (signal.aborted) return reject(signal.reason)
               signal.addEventListener('abort', () => reject(signal.reason), { once: true })
             })
-          const answered = this.waterfall.runFor(full, callId, controller, deadline, held).then(
-            (answer) => ({ answer }),
-            (error: unknown) => {
-              // A client whose own countdown ended rejects with ASK_TIMED_OUT: that is pending.
-              if (asUserQuestionError(error)?.code === 'ASK_TIMED_OUT') return 'expired' as const
-              throw error
-            },
-          )
+          type Outcome = { answer: AskUserQuestionAnswer } | 'expired'
+          const answered = this.waterfall
+            .runFor(full, callId, controller, deadline, held)
+            .then<Outcome, Outcome>(
+              (answer) => ({ answer }),
+              (error: unknown) => {
+                const code = asUserQuestionError(error)?.code
+                // A client whose own countdown ended rejects with ASK_TIMED_OUT: that is pending.
+                if (code === 'ASK_TIMED_OUT') return 'expired' as const
+                if (code === 'NO_PROVIDER') return held().then((answer) => ({ answer }))
+                throw error
+              },
+            )
           const outcome = await Promise.race([answered, expired])
           if (outcome === 'expired') {
             answered.catch(() => {})
@@ -168,7 +177,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
           }
           return outcome.answer
         },
-        wait.controller,
+        { controller: wait.controller, callerWins: true },
       )
     } finally {
       this.waits.end(wait)
@@ -336,14 +345,25 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     callId: string,
     request: AskUserQuestionRequest,
     body: (controller: AbortController) => Promise<TimedUserQuestionResult>,
-    controller = new AbortController(),
+    options: {
+      controller?: AbortController
+      /**
+       * The caller's abort decides the failure (ASK_ABORTED), whatever an answerer rejects with
+       * in the same turn (askTimed). Without it an answerer's own protocol error is kept.
+       */
+      callerWins?: boolean
+    } = {},
   ): Promise<TimedUserQuestionResult> {
+    const { controller = new AbortController(), callerWins = false } = options
     const k = key(agentId, callId)
     const callerSignal = request.signal
-    const onCallerAbort = () =>
-      controller.abort(
-        new UserQuestionError('ASK_ABORTED', 'the caller aborted', { cause: callerSignal?.reason }),
-      )
+    let callerAbort: UserQuestionError | undefined
+    const onCallerAbort = () => {
+      callerAbort = new UserQuestionError('ASK_ABORTED', 'the caller aborted', {
+        cause: callerSignal?.reason,
+      })
+      controller.abort(callerAbort)
+    }
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true })
     let promise: Promise<TimedUserQuestionResult> | undefined
     const run = (async () => {
@@ -363,7 +383,10 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
         // A storage fault reaches the caller as itself (HTTP 503, retry the same callId): what
         // was stored stays, and a card answered meanwhile is found again by the retry.
         const storage: StorageError | undefined = isStorageError(error) ? error : undefined
-        const failure = storage ?? failureOf(error, controller.signal)
+        // askTimed: the caller left first, so nobody reads an answerer's reason any more.
+        const left =
+          callerWins && callerAbort && controller.signal.reason === callerAbort ? callerAbort : undefined
+        const failure = storage ?? left ?? failureOf(error, controller.signal)
         if (this.closing === 'keep') throw failure // a restart: the call stays as the log has it
         try {
           await this.store.append({

@@ -10,6 +10,8 @@ export interface LiveWait {
   timer: ReturnType<typeof setTimeout> | undefined
   /** Resolves the host's race with a timeout. */
   expire: () => void
+  /** The deadline passed while nobody held the wait (also before the waterfall started). */
+  expired: boolean
   /** Aborts the waterfall's own signal. */
   controller: AbortController
   ended: boolean
@@ -44,13 +46,17 @@ export class TimedWaits {
       claims: 0,
       timer: undefined,
       expire: () => {},
+      expired: false,
       controller: new AbortController(),
       ended: false,
       endedSignal: new AbortController(),
     }
     this.#waits.set(k, wait)
     const expired = new Promise<'expired'>((resolve) => {
-      wait.expire = () => resolve('expired')
+      wait.expire = () => {
+        wait.expired = true
+        resolve('expired')
+      }
     })
     this.#arm(wait)
     return { wait, expired }

@@ -63,6 +63,9 @@ export class Waterfall {
     // Snapshot: registrations made while a request runs apply to later requests.
     const chain = this.chain.filter((r) => r.agentId === undefined || r.agentId === request.agent?.id)
     const step = (i: number): Promise<AskUserQuestionAnswer> => {
+      // However late the chain gets here, no answerer sees a request nobody waits for any more
+      // (the caller left, the wait ended): it would post a card for nobody.
+      if (request.signal.aborted) return Promise.reject(request.signal.reason)
       const registration = chain[i]
       if (!registration) return terminal()
       let called = false
