@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ChatAdapter } from '../../src/answerer/adapter.js'
+import { answerClaudeCodeHook } from '../../src/hooks/run.js'
 import type { Logger } from '../../src/log.js'
 import { UserQuestionError } from '../../src/protocol/errors.js'
 import { projectionViewSchema } from '../../src/protocol/schemas.js'
@@ -355,6 +358,24 @@ describe('a cancelled or expired ask posts no card; a card already posted says s
     expect(finished).toHaveLength(1)
     expect(adapter.messagesFor('late')).toEqual([])
     expect(await chat.host.getCard({ callId: 'late' })).toBeUndefined()
+  })
+
+  it('hook: Claude Code gone just as the waterfall would start answers no decision and posts no card', async () => {
+    const { service, adapter, finished } = await setup()
+    const payload: unknown = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../fixtures/claude-code/pre-tool-use-bash.json'), 'utf8'),
+    )
+    const gone = new AbortController()
+    // The asked record is written: Claude Code closes the request before any answerer runs.
+    service.once('asked', () => gone.abort())
+    const output = await answerClaudeCodeHook({ service }, payload, {
+      timeoutMs: 60_000,
+      signal: gone.signal,
+    })
+    expect(output).toEqual({})
+    await Promise.all(finished)
+    expect(finished).toEqual([])
+    expect(adapter.messages.size).toBe(0)
   })
 
   it.each(['ask', 'askTimed'] as const)(
