@@ -218,8 +218,8 @@ describe('chat answerer', () => {
   })
 
   it('a hold ends by itself after holdMaxMs (a person who walked away)', async () => {
-    const { service, agent, chat, store } = await setup({ holdMaxMs: 100 })
-    const asking = service.askTimed({ questions: [colour], agent }, 'walk', 50)
+    const { service, agent, chat, store } = await setup({ holdMaxMs: 400 })
+    const asking = service.askTimed({ questions: [colour], agent }, 'walk', 200)
     await until(async () => store.getCard(await keyFor(store, 'walk')), 'card')
     await chat.host.handle({
       callId: 'walk',
@@ -272,7 +272,8 @@ describe('chat answerer', () => {
 describe('late replies and the cards', () => {
   it('a late answer given through the API marks the cards answered elsewhere', async () => {
     const { service, adapter, agent } = await setup()
-    expect(await service.askTimed({ questions: [colour], agent }, 'api-late', 20)).toMatchObject({
+    // Long enough for the card to be posted: a window that closed first would post none.
+    expect(await service.askTimed({ questions: [colour], agent }, 'api-late', 1000)).toMatchObject({
       pending: true,
     })
     await until(() => /continued/.test(adapter.messagesFor('api-late')[0]?.text ?? ''), 'continued')
@@ -285,7 +286,7 @@ describe('late replies and the cards', () => {
 
   it('a discarded reply makes the card answerable again; the next answer is a new reply', async () => {
     const { service, adapter, agent, click, chat } = await setup()
-    expect(await service.askTimed({ questions: [colour], agent }, 'again', 20)).toMatchObject({
+    expect(await service.askTimed({ questions: [colour], agent }, 'again', 1000)).toMatchObject({
       pending: true,
     })
     await until(
@@ -330,7 +331,7 @@ describe('restart', () => {
         at: 1,
       },
     })
-    expect(await one.service.askTimed({ questions: [colour], agent: one.agent }, 'timed', 20)).toEqual({
+    expect(await one.service.askTimed({ questions: [colour], agent: one.agent }, 'timed', 1000)).toEqual({
       pending: true,
       callId: 'timed',
     })

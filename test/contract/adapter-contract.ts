@@ -209,7 +209,8 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
     })
 
     it('timed: pending, the card says continued, a late click becomes a reply', async () => {
-      const result = await service.askTimed({ questions: [colour], agent: agent() }, 'timed', 200)
+      // Long enough for the card to be posted: a window that closed first would post none.
+      const result = await service.askTimed({ questions: [colour], agent: agent() }, 'timed', 1000)
       expect(result).toEqual({ pending: true, callId: 'timed' })
       await until(async () => /continued/i.test(await h.text('timed')), 'continued shown')
       expect(await h.live('timed')).toBe(true)

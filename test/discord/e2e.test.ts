@@ -83,7 +83,7 @@ describe('Discord end to end', () => {
   it('updates a card long after the interaction tokens expired (timed → pending → late click → reply)', async () => {
     rig = await discordRig()
     const agent = rig.service.agents.ensure('agent-1')
-    const timed = rig.service.askTimed({ questions: [colour], agent }, 'timed-1', 300)
+    const timed = rig.service.askTimed({ questions: [colour], agent }, 'timed-1', 1000)
     await until(() => rig?.component('timed-1', { verb: 'hold' }), 'card with Take my time')
     expect((await rig.messages('timed-1'))[0]?.content).toMatch(/<t:\d+:R>/)
     await expect(timed).resolves.toEqual({ pending: true, callId: 'timed-1' })
@@ -383,12 +383,12 @@ describe('Discord reconnects and restarts', () => {
     rig = await discordRig()
     const current = rig
     const agent = current.service.agents.ensure('agent-1')
-    await expect(current.service.askTimed({ questions: [colour], agent }, 'restart-1', 200)).resolves.toEqual(
-      {
-        pending: true,
-        callId: 'restart-1',
-      },
-    )
+    await expect(
+      current.service.askTimed({ questions: [colour], agent }, 'restart-1', 1000),
+    ).resolves.toEqual({
+      pending: true,
+      callId: 'restart-1',
+    })
     await until(async () => /continued/.test(await current.text('restart-1')), 'continued shown')
     await current.chat.stop()
     const { DiscordAdapter } = await import('../../adapters/discord/index.js')

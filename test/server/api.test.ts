@@ -214,7 +214,8 @@ describe('late replies', () => {
     const res = await request(b.url, 'POST', '/v1/ask', {
       callId: 'late-1',
       agentId: agent,
-      timeoutMs: 50,
+      // Long enough for the card to be posted: a window that closed first would post none.
+      timeoutMs: 1000,
       questions: [colour],
     })
     expect(res.body).toEqual({ pending: true, callId: 'late-1' })
@@ -273,7 +274,7 @@ describe('late replies', () => {
     await request(b.url, 'POST', '/v1/ask', {
       callId: 'p-1',
       agentId: agent,
-      timeoutMs: 30,
+      timeoutMs: 1000, // the card is clicked below
       questions: [colour],
     })
     const empty = await request(b.url, 'GET', `/v1/agents/${agent}/replies`)

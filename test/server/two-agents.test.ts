@@ -9,12 +9,13 @@ test('two agents with the same callId: ask, pending, answer, admit and cancel ea
   try {
     const state = async (agentId: string) =>
       (await request(b.url, 'GET', `/v1/questions/toolu_1?agentId=${agentId}`)).body.state
-    // Ask and pending: each agent gets its own continued call.
+    // Ask and pending: each agent gets its own continued call, with its card (a window that
+    // closed before the answerers ran would post none).
     for (const agentId of ['alice', 'bob']) {
       const asked = await request(b.url, 'POST', '/v1/ask', {
         agentId,
         callId: 'toolu_1',
-        timeoutMs: 30,
+        timeoutMs: 1000,
         questions: [colour],
       })
       expect(asked.body).toEqual({ pending: true, callId: 'toolu_1' })
