@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // An unhandled rejection or error fails the run, even when every test passed (the default,
+    // stated so that it stays).
+    dangerouslyIgnoreUnhandledErrors: false,
   },
 })
