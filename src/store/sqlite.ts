@@ -7,6 +7,7 @@ import { Checkpointer } from './sqlite-checkpoint.js'
 import { GroupCommit } from './sqlite-group.js'
 import { SqlitePosts } from './sqlite-posts.js'
 import { type CallRow, callRow, type EventRow, migrateSqlite, parseCalls, toEvent } from './sqlite-schema.js'
+import { SqliteSessions } from './sqlite-sessions.js'
 import { type SqliteStatements, sqliteStatements } from './sqlite-statements.js'
 import { WalSync } from './sqlite-sync.js'
 
@@ -23,6 +24,7 @@ import type {
   ListedCard,
   PostClaim,
   PostRecord,
+  SessionRecord,
   Store,
   StoredAuditEntry,
   StoredEvent,
@@ -55,6 +57,7 @@ export class SqliteStore implements Store {
   private closed = false
   private readonly stmts: SqliteStatements
   private readonly posts: SqlitePosts
+  private readonly sessions: SqliteSessions
   /**
    * Every write goes through it, so durability is decided in one place: one commit for the writes
    * of one turn, each settled once that commit is synced (see sqlite-group.ts).
@@ -94,6 +97,7 @@ export class SqliteStore implements Store {
       )
     }
     this.posts = new SqlitePosts(this.db)
+    this.sessions = new SqliteSessions(this.db)
     const checkpointer = this.checkpointer
     this.group = new GroupCommit(
       this.db,
@@ -394,6 +398,26 @@ export class SqliteStore implements Store {
   async pruneAudit(before: number, limit: number): Promise<number> {
     this.check()
     return this.group.run(() => this.stmts.pruneAudit.run(before, limit).changes)
+  }
+
+  async putSession(session: SessionRecord, now: number): Promise<void> {
+    this.check()
+    await this.group.run(() => this.sessions.put(session, now))
+  }
+
+  async getSession(id: string, now: number): Promise<SessionRecord | undefined> {
+    this.check()
+    return this.sessions.get(id, now)
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    this.check()
+    await this.group.run(() => this.sessions.delete(id))
+  }
+
+  async rememberOnce(key: string, until: number, now: number): Promise<boolean> {
+    this.check()
+    return this.group.run(() => this.sessions.rememberOnce(key, until, now))
   }
 
   async close(): Promise<void> {
