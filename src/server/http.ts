@@ -8,6 +8,7 @@ import { isStorageError } from '../store/errors.js'
 import type { Store } from '../store/types.js'
 import { addApiRoutes } from './api.js'
 import { sendJson } from './body.js'
+import { Edge, type EdgeOptions } from './edge.js'
 import { errorResponse, HttpError } from './errors.js'
 import { addHookRoutes } from './hooks.js'
 import { Metrics } from './metrics.js'
@@ -65,6 +66,8 @@ export interface HttpServerOptions {
   notices?: HookDeps['notices']
   /** The bridge's public URL (ASKBRIDGE_PUBLIC_URL): hook cards link to the whole tool input. */
   publicUrl?: string
+  /** The network edge: trusted proxies, the body timeout, connection and stream caps (edge.ts). */
+  edge?: Omit<EdgeOptions, 'apiToken' | 'logger'>
 }
 
 /** The running HTTP side of the bridge. */
@@ -157,6 +160,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
   })
   const webhooks = new Map((options.webhooks ?? []).map((w) => [`${w.method} ${w.path}`, w]))
   const token = options.apiToken
+  const edge = new Edge({ ...options.edge, apiToken: token, logger: log })
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let url: URL
@@ -176,6 +180,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       if ('handler' in m) await m.handler({ req, res, url, params: m.params })
       return
     }
+    edge.admit(req, res)
     const inbox = INBOX_PATH.test(url.pathname)
     let user: SignedInUser | undefined
     if (inbox && options.signIn) {
@@ -266,13 +271,15 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       // A body we stopped reading: close the connection rather than drain a huge upload.
       const headers: Record<string, string> = status === 413 ? { connection: 'close' } : {}
       if (allow) headers.allow = allow
+      const retryAfter = (error as { retryAfter?: string }).retryAfter
+      if (retryAfter) headers['retry-after'] = retryAfter
       sendJson(res, status, body, headers)
     })
   })
   // Blocking asks wait as long as it takes: no socket inactivity timeout, TCP keep-alive on.
+  // The request itself must arrive in time, and connections are capped (edge.ts).
   server.timeout = 0
-  server.requestTimeout = 0
-  server.headersTimeout = 30_000
+  edge.attach(server)
   server.keepAliveTimeout = 5_000
   const sockets = new Set<Socket>()
   server.on('connection', (socket) => {
@@ -280,7 +287,8 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })
-  server.on('clientError', (_err, socket) => {
+  server.on('clientError', (err, socket) => {
+    if (edge.clientError(err, socket)) return
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n')
     else socket.destroy()
   })
