@@ -20,6 +20,8 @@ import { sendTokenPage } from './token-page.js'
 export interface HttpMount {
   /** Resolves true when it answered the request. `context.user`: who is signed in to the inbox. */
   handleHttp(req: IncomingMessage, res: ServerResponse, url: URL, context?: InboxContext): Promise<boolean>
+  /** The pattern of its route a path matches (`/inbox/tool/:callId`): the metrics label. */
+  routeOf?(pathname: string): string | undefined
 }
 
 /** What the server knows about an inbox request. */
@@ -31,6 +33,8 @@ export interface InboxContext {
 /** Inbox sign-in: answers its own routes and refusals (undefined), or names the signed-in person. */
 export interface InboxGate {
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<SignedInUser | undefined>
+  /** Its own routes (`/inbox/login`, …): the metrics label. */
+  routeOf?(pathname: string): string | undefined
 }
 
 /** A platform webhook on the bridge's port (Slack HTTP mode, Discord interactions). Verified by signature, not by the API token. */
@@ -159,6 +163,14 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   })
   const webhooks = new Map((options.webhooks ?? []).map((w) => [`${w.method} ${w.path}`, w]))
+  /** Metrics and log label: the matched route's pattern; every unknown path shares one label. */
+  const routeLabel = (path: string): string =>
+    (options.webhooks ?? []).find((w) => w.path === path)?.path ??
+    router.pattern(path) ??
+    options.signIn?.routeOf?.(path) ??
+    (options.mounts ?? []).map((m) => m.routeOf?.(path)).find((r) => r !== undefined) ??
+    'other'
+
   const token = options.apiToken
   const edge = new Edge({ ...options.edge, apiToken: token, logger: log })
 
@@ -245,7 +257,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
   const server = createServer((req, res) => {
     const started = process.hrtime.bigint()
     // Labelled up front: many handlers end the response before their promise settles.
-    const route = routeLabel(req.method ?? '', (req.url ?? '/').split('?')[0] ?? '/')
+    const route = routeLabel((req.url ?? '/').split('?')[0] ?? '/')
     res.on('finish', () => {
       requests({ method: req.method ?? '', route, status: String(res.statusCode) })
       const fields = {
@@ -371,17 +383,4 @@ function authorized(req: IncomingMessage, token: string, inbox: boolean): boolea
   // A malformed cookie (`%ZZ`) is no cookie, never a 500.
   const cookie = parseCookies(req.headers.cookie).get(COOKIE)
   return cookie !== undefined && same(cookie, token)
-}
-
-/** A low-cardinality route label for metrics and logs. */
-function routeLabel(_method: string, path: string): string {
-  if (!/^\/(v1\/|inbox|healthz$|metrics$|slack\/|discord\/|$)/.test(path)) return 'other'
-  return path
-    .replace(/^\/v1\/questions\/[^/]+/, '/v1/questions/:callId')
-    .replace(/^\/v1\/agents\/[^/]+\/replies\/[^/]+/, '/v1/agents/:agentId/replies/:callId')
-    .replace(/^\/v1\/agents\/[^/]+\/replies/, '/v1/agents/:agentId/replies')
-    .replace(/^\/inbox\/api\/cards\/[^/]+\/actions$/, '/inbox/api/cards/:callId/actions')
-    .replace(/^\/inbox\/client\/.*/, '/inbox/client/:file')
-    .replace(/^\/inbox\/tool\/[^/]+$/, '/inbox/tool/:callId')
-    .slice(0, 80)
 }

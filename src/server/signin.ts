@@ -44,6 +44,7 @@ export interface InboxSignInOptions {
 const SESSION = 'askbridge_session'
 const FLOW = 'askbridge_signin'
 const FLOW_TTL_MS = 10 * 60_000
+const SIGN_IN_ROUTES = new Set(['/inbox/login', '/inbox/callback', '/inbox/logout'])
 
 const sessionSchema = z.strictObject({
   v: z.literal(1),
@@ -177,6 +178,11 @@ export class InboxSignIn {
     }
     if (!['GET', 'HEAD', 'OPTIONS'].includes(method)) this.checkCsrf(req, user)
     return { email: user.email, name: user.name, csrf: user.csrf }
+  }
+
+  /** Its own routes, for the metrics label. */
+  routeOf(pathname: string): string | undefined {
+    return SIGN_IN_ROUTES.has(pathname) ? pathname : undefined
   }
 
   // ---- the flow ----

@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { fromSqliteError, StorageError } from './errors.js'
@@ -73,6 +74,7 @@ export class SqliteStore implements Store {
     this.now = options.now ?? Date.now
     let db: Database.Database | undefined
     try {
+      createPrivate(path)
       db = new Database(path)
       const inMemory = db.memory
       db.pragma('journal_mode = WAL')
@@ -443,4 +445,18 @@ for (const name of Object.getOwnPropertyNames(SqliteStore.prototype)) {
       throw fromSqliteError(error, this.path)
     }
   })
+}
+
+/**
+ * Create the database file readable and writable by its owner only (0600), whatever the umask:
+ * it holds tool inputs, answers and the audit. SQLite gives the `-wal` and `-shm` files it creates
+ * later the database file's mode. An existing file keeps its mode; a special name is left alone.
+ */
+function createPrivate(path: string): void {
+  if (path === '' || path === ':memory:' || path.startsWith('file:')) return
+  try {
+    closeSync(openSync(path, 'wx', 0o600))
+  } catch {
+    // Already there, or it cannot be created: SQLite says why when it opens it.
+  }
 }
