@@ -15,6 +15,8 @@ import { buildAdapters } from '../../adapters/compose.js'
 import { parseConfig } from '../../src/config/env.js'
 import type { Logger } from '../../src/log.js'
 import { serve } from '../../src/server/serve.js'
+import { FakeDiscord } from '../fakes/discord/server.js'
+import { testSchema } from '../helpers/pg.js'
 import { startBridge, type TestBridge } from '../server/helpers.js'
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -342,5 +344,40 @@ describe('security: storage', () => {
     for (const file of [db, `${db}-wal`, `${db}-shm`]) {
       expect((statSync(file).mode & 0o777).toString(8), file).toBe('600')
     }
+  })
+
+  it('on PostgreSQL a Discord HTTP interaction taken by one replica is a replay to the others', async () => {
+    const schema = await testSchema()
+    cleanups.push(() => schema.drop())
+    const fake = await new FakeDiscord().start()
+    cleanups.push(() => fake.close())
+    const env = {
+      ASKBRIDGE_DB: schema.url,
+      DISCORD_BOT_TOKEN: fake.token,
+      DISCORD_API_URL: fake.apiUrl,
+      DISCORD_CHANNEL_ID: fake.channelId,
+      DISCORD_PUBLIC_KEY: fake.publicKeyHex,
+    }
+    const a = await bridge(env)
+    const b = await bridge(env)
+    const body = JSON.stringify({ type: 1, id: '1', application_id: '1', token: 'ping', version: 1 })
+    const timestamp = String(Math.floor(Date.now() / 1000))
+    const post = (url: string) =>
+      fetch(`${url}/discord/interactions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-signature-ed25519': fake.signBody(body, timestamp),
+          'x-signature-timestamp': timestamp,
+        },
+        body,
+      })
+    const first = await post(a.url)
+    expect(first.status).toBe(200)
+    expect(await first.json()).toEqual({ type: 1 })
+    const replayed = await post(b.url)
+    expect(replayed.status).toBe(401)
+    expect(await replayed.json()).toMatchObject({ message: 'stale or replayed request' })
+    expect((await post(a.url)).status).toBe(401)
   })
 })
