@@ -42,6 +42,8 @@ export interface EdgeOptions {
 }
 
 const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])(:\d+)?$/i
+/** A refused connection that sends no request is closed after this. */
+const REFUSED_IDLE_MS = 5_000
 const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']
 
 /** 127.0.0.0/8, ::1, and IPv4 loopback mapped into IPv6. */
@@ -57,14 +59,13 @@ function canonical(address: string | undefined): string {
   return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a
 }
 
-/** The raw response for a refusal before any request was read (a connection over a cap). */
+/** A raw response for a refusal node reports outside any request (one that did not arrive in time). */
 function rawRefusal(status: number, reason: string, code: string, message: string): string {
   const body = JSON.stringify({ error: { name: 'HttpError', code, message } })
   return [
     `HTTP/1.1 ${status} ${reason}`,
     'content-type: application/json; charset=utf-8',
     `content-length: ${Buffer.byteLength(body)}`,
-    ...(status === 429 || status === 503 ? ['retry-after: 1'] : []),
     'connection: close',
     '',
     body,
@@ -100,6 +101,8 @@ export class Edge {
   private readonly log: Logger
   private readonly connections = new Counts()
   private readonly streams = new Counts()
+  /** Connections over a cap, with the refusal their first request gets. */
+  private readonly refused = new WeakMap<object, HttpError>()
 
   constructor(options: EdgeOptions = {}) {
     this.token = options.apiToken
@@ -121,30 +124,31 @@ export class Edge {
     server.on('connection', (socket: Socket) => this.connection(socket))
   }
 
+  /**
+   * Count a connection, or mark it refused: over a cap, its first request is answered with the
+   * coded refusal and the connection closes (answered, never left hanging; nothing it asks for is
+   * done). One that sends nothing is closed soon.
+   */
   private connection(socket: Socket): void {
     const client = canonical(socket.remoteAddress)
-    const refuse = (status: number, reason: string, code: string, message: string) => {
-      this.log.info('connection refused', { client, status, code })
-      socket.end(rawRefusal(status, reason, code, message))
-      // A client that never reads its refusal does not keep the socket.
-      setTimeout(() => socket.destroy(), 1_000).unref()
-    }
-    if (this.connections.of(client) >= this.limits.connectionsPerClient) {
-      refuse(
-        429,
-        'Too Many Requests',
-        'TOO_MANY_CONNECTIONS',
-        `this client has ${this.limits.connectionsPerClient} connections open (ASKBRIDGE_MAX_CONNECTIONS_PER_CLIENT)`,
-      )
-      return
-    }
-    if (this.connections.total >= this.limits.connections) {
-      refuse(
-        503,
-        'Service Unavailable',
-        'OVERLOADED',
-        `the bridge has ${this.limits.connections} connections open (ASKBRIDGE_MAX_CONNECTIONS)`,
-      )
+    const over =
+      this.connections.of(client) >= this.limits.connectionsPerClient
+        ? new HttpError(
+            429,
+            'TOO_MANY_CONNECTIONS',
+            `this client has ${this.limits.connectionsPerClient} connections open (ASKBRIDGE_MAX_CONNECTIONS_PER_CLIENT)`,
+          )
+        : this.connections.total >= this.limits.connections
+          ? new HttpError(
+              503,
+              'OVERLOADED',
+              `the bridge has ${this.limits.connections} connections open (ASKBRIDGE_MAX_CONNECTIONS)`,
+            )
+          : undefined
+    if (over) {
+      this.log.info('connection refused', { client, status: over.status, code: over.code })
+      this.refused.set(socket, Object.assign(over, { retryAfter: '1' }))
+      socket.setTimeout(REFUSED_IDLE_MS, () => socket.destroy())
       return
     }
     this.connections.add(client)
@@ -173,12 +177,25 @@ export class Edge {
   }
 
   /**
-   * Refuse what must not get past the edge (throws a coded HttpError): without a token, a peer
-   * that is not loopback, forwarding headers from a peer that is not a trusted proxy, and a Host
-   * that is not a loopback name (DNS rebinding), on every path the inbox's included; and an event
-   * stream over its caps. Platform webhooks and /healthz are answered before this.
+   * Every request first (throws a coded HttpError): a connection over its caps, and an event
+   * stream over its caps. The refusal closes the connection.
    */
   admit(req: IncomingMessage, res: ServerResponse): void {
+    const refused = this.refused.get(req.socket)
+    if (refused) {
+      res.setHeader('connection', 'close')
+      throw refused
+    }
+    if (wantsEventStream(req)) this.stream(req, res)
+  }
+
+  /**
+   * Without a token (throws a coded HttpError): a peer that is not loopback, forwarding headers
+   * from a peer that is not a trusted proxy, and a Host that is not a loopback name (DNS
+   * rebinding), on every path, the inbox's and sign-in's included. Platform webhooks (verified by
+   * signature) and /healthz are answered before this.
+   */
+  loopbackOnly(req: IncomingMessage): void {
     const peer = req.socket.remoteAddress
     if (this.token === undefined) {
       const forwarded = FORWARDING_HEADERS.find((h) => req.headers[h] !== undefined)
@@ -204,7 +221,6 @@ export class Edge {
         )
       }
     }
-    if (wantsEventStream(req)) this.stream(req, res)
   }
 
   /** The client a request counts against: the peer, or the address a trusted proxy names. */

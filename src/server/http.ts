@@ -175,6 +175,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
   const edge = new Edge({ ...options.edge, apiToken: token, logger: log })
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    edge.admit(req, res)
     let url: URL
     try {
       url = new URL(req.url ?? '/', 'http://askbridge.local')
@@ -192,7 +193,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       if ('handler' in m) await m.handler({ req, res, url, params: m.params })
       return
     }
-    edge.admit(req, res)
+    edge.loopbackOnly(req)
     const inbox = INBOX_PATH.test(url.pathname)
     let user: SignedInUser | undefined
     if (inbox && options.signIn) {

@@ -238,11 +238,33 @@ describe('security: network edges', () => {
       await answered
       held.push(socket)
     }
+    // The fourth connection's request is answered with the refusal, and not carried out.
     const { socket: fourth, reply } = await rawConnection(perClient.url)
-    fourth.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n')
+    const ask = JSON.stringify({
+      callId: 'refused-ask',
+      timeoutMs: 1,
+      questions: [{ id: 'go', question: 'Go?', options: [{ label: 'Yes' }, { label: 'No' }] }],
+    })
+    fourth.write(
+      `POST /v1/ask HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${ask.length}\r\n\r\n${ask}`,
+    )
     const refused = await reply
     expect(refused).toMatch(/^HTTP\/1\.1 429 /)
+    expect(refused).toMatch(/retry-after: 1/i)
     expect(refused).toContain('"code":"TOO_MANY_CONNECTIONS"')
+    expect(await perClient.bridge.store.findCalls('refused-ask')).toEqual([])
+    // A held connection that closes frees its place.
+    const last = held.pop()
+    const closed = new Promise<void>((r) => last?.once('close', () => r()))
+    last?.destroy()
+    await closed
+    let admitted = ''
+    for (let i = 0; i < 50 && !admitted.startsWith('HTTP/1.1 200'); i++) {
+      const { socket, reply: r } = await rawConnection(perClient.url)
+      socket.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n')
+      admitted = await r
+    }
+    expect(admitted).toMatch(/^HTTP\/1\.1 200 /)
 
     const total = await bridge({ ASKBRIDGE_MAX_CONNECTIONS: '2', ASKBRIDGE_MAX_CONNECTIONS_PER_CLIENT: '10' })
     for (let i = 0; i < 2; i++) {
