@@ -227,7 +227,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       }
       res.writeHead(302, {
         location: '/inbox',
-        'set-cookie': `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`,
+        'set-cookie': `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict${options.publicUrl?.startsWith('https:') ? '; Secure' : ''}`,
         'cache-control': 'no-store',
       })
       res.end()

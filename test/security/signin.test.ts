@@ -25,6 +25,7 @@ import {
   startProvider,
 } from '../helpers/oidc.js'
 import { testSchema } from '../helpers/pg.js'
+import { startBridge } from '../server/helpers.js'
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
@@ -220,6 +221,21 @@ describe('security: inbox sign-in', () => {
     const session = res.headers.getSetCookie().find((c) => c.startsWith('askbridge_session='))
     expect(session).toMatch(/; Secure/)
     expect(session).toMatch(/; HttpOnly/)
+  })
+
+  it('the inbox token cookie is Secure too when the public URL is https', async () => {
+    const b = await startBridge({
+      ASKBRIDGE_API_TOKEN: 'secure-cookie-token-1234',
+      ASKBRIDGE_PUBLIC_URL: 'https://askbridge.example',
+    })
+    cleanups.push(() => b.close())
+    const res = await fetch(`${b.url}/inbox?token=secure-cookie-token-1234`, { redirect: 'manual' })
+    expect(res.status).toBe(302)
+    expect(res.headers.get('set-cookie')).toMatch(/^askbridge_token=[^;]+;.*; Secure$/)
+    const plain = await startBridge({ ASKBRIDGE_API_TOKEN: 'secure-cookie-token-1234' })
+    cleanups.push(() => plain.close())
+    const local = await fetch(`${plain.url}/inbox?token=secure-cookie-token-1234`, { redirect: 'manual' })
+    expect(local.headers.get('set-cookie')).not.toMatch(/Secure/)
   })
 
   it('held: state, nonce and PKCE are still enforced', async () => {
