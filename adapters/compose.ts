@@ -56,8 +56,12 @@ export const buildAdapters: BuildAdapters = async ({
       ...(config.DISCORD_API_URL ? { apiUrl: config.DISCORD_API_URL } : {}),
       ...(config.DISCORD_PUBLIC_KEY ? { publicKey: config.DISCORD_PUBLIC_KEY } : {}),
       // Several bridges on one PostgreSQL database: one of them handles gateway interactions.
+      // …and an HTTP interaction one of them took is a replay to the others.
       ...(store instanceof PostgresStore
-        ? { gatewayLeader: (handlers: LeaderHandlers) => store.lead('discord-gateway', handlers) }
+        ? {
+            gatewayLeader: (handlers: LeaderHandlers) => store.lead('discord-gateway', handlers),
+            seenOnce: store,
+          }
         : {}),
       logger,
     })

@@ -43,7 +43,7 @@ export async function readInteractionRequest(
   const timestamp = header(req, 'x-signature-timestamp')
   if (!signature || !timestamp || !verifyDiscordSignature(key, signature, timestamp, body))
     return fail(res, 401, 'invalid request signature')
-  if (!guard.admit(signature, timestamp)) return fail(res, 401, 'stale or replayed request')
+  if (!(await guard.admitShared(signature, timestamp))) return fail(res, 401, 'stale or replayed request')
   let value: unknown
   try {
     value = JSON.parse(body.toString('utf8'))

@@ -20,7 +20,7 @@ import { readInteractionRequest } from './http.js'
 import { Clicks, DiscordInbound } from './inbound.js'
 import { DiscordOutbound, type DiscordRef } from './outbound.js'
 import { DiscordTransport } from './transport.js'
-import { importPublicKey, ReplayGuard } from './verify.js'
+import { importPublicKey, ReplayGuard, type SeenOnce } from './verify.js'
 
 export { decodeInteraction, onCard, parseInteraction, readInteraction } from './decode.js'
 export { declineModal, otherModal } from './modal.js'
@@ -62,6 +62,11 @@ export interface DiscordAdapterOptions {
   startCheckMs?: number
   /** Clock for the HTTP interaction timestamp check (tests). @default Date.now */
   now?: () => number
+  /**
+   * Several bridges on one database: HTTP interactions seen by any of them are refused as replays
+   * by all (the store's `rememberOnce`). Unset: this process remembers them.
+   */
+  seenOnce?: SeenOnce
 }
 
 export class DiscordAdapter implements ChatAdapter {
@@ -87,7 +92,7 @@ export class DiscordAdapter implements ChatAdapter {
       logger: this.log,
     })
     this.key = options.publicKey ? importPublicKey(options.publicKey) : undefined
-    this.replays = new ReplayGuard(options.now)
+    this.replays = new ReplayGuard(options.now, undefined, options.seenOnce)
     this.gateway = options.gateway ?? true
     this.gatewayLeader = options.gatewayLeader
     const clicks = new Clicks()

@@ -43,6 +43,11 @@ export function verifyDiscordSignature(
  */
 export const SIGNATURE_MAX_AGE_S = 300
 
+/** Where replicas remember what they have seen (the store's `rememberOnce`). */
+export interface SeenOnce {
+  rememberOnce(key: string, until: number, now: number): Promise<boolean>
+}
+
 /** Signatures remembered at most (a flood of valid requests cannot grow memory without bound). */
 const MAX_REMEMBERED = 100_000
 
@@ -58,7 +63,18 @@ export class ReplayGuard {
   constructor(
     private readonly now: () => number = Date.now,
     private readonly maxAgeS = SIGNATURE_MAX_AGE_S,
+    /** Several bridges on one database: a request one of them took is a replay to the others. */
+    private readonly shared?: SeenOnce,
   ) {}
+
+  /** {@link admit}, then, with a shared store, remembered there once for every replica. */
+  async admitShared(signature: string, timestamp: string): Promise<boolean> {
+    if (!this.admit(signature, timestamp)) return false
+    if (!this.shared) return true
+    // Past its timestamp's window the request is stale anyway: remembered only that long.
+    const until = (Number(timestamp) + this.maxAgeS) * 1000 + 1000
+    return this.shared.rememberOnce(`discord:${signature.toLowerCase()}`, until, this.now())
+  }
 
   /** True (and remembered) when the timestamp is fresh and this signature was not seen before. */
   admit(signature: string, timestamp: string): boolean {

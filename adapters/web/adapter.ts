@@ -111,6 +111,11 @@ export class WebAdapter implements ChatAdapter {
       )
   }
 
+  /** The pattern of the inbox route a path matches (the metrics label). */
+  routeOf(pathname: string): string | undefined {
+    return this.routes.pattern(pathname)
+  }
+
   /** How many pages are connected (for metrics). */
   get connections(): number {
     return this.clients.size

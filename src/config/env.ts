@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import { z } from 'zod'
 import { parseDuration } from '../routing/duration.js'
+import { DEFAULT_EDGE_LIMITS as EDGE } from '../server/edge.js'
 import { isPostgresUrl, parsePostgresUrl } from '../store/pg-url.js'
 
 /** Hosts that never leave the machine; anything else needs ASKBRIDGE_API_TOKEN. */
@@ -86,6 +88,18 @@ const retention = (fallback: number) =>
     return ms
   })
 
+/** A whole number, 1 or more, of `what`; `fallback` when unset. */
+const count = (fallback: number, what: string) =>
+  optionalText.transform((v, ctx) => {
+    if (v === undefined) return fallback
+    const n = Number(v)
+    if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) {
+      ctx.addIssue({ code: 'custom', message: `must be a whole number of ${what} (1 or more), got "${v}"` })
+      return z.NEVER
+    }
+    return n
+  })
+
 /** How many asks may wait on HTTP connections at once (ASKBRIDGE_MAX_WAITING_ASKS). */
 export const DEFAULT_MAX_WAITING_ASKS = 5000
 
@@ -134,6 +148,39 @@ export const envSchema = z.object({
     }
     return n
   }),
+  /** Peers (IP addresses) whose Forwarded / X-Forwarded-* headers a bridge without a token accepts. */
+  ASKBRIDGE_TRUSTED_PROXIES: optionalText.transform((v, ctx) => {
+    const list = (v ?? '')
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean)
+    const bad = list.filter((a) => isIP(a) === 0)
+    if (bad.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be IP addresses separated by commas (such as 127.0.0.1,::1); not addresses: ${bad.join(', ')}`,
+      })
+      return z.NEVER
+    }
+    return list
+  }),
+  /** A request (headers and body) must arrive within this (ms); long waits after it are not limited. */
+  ASKBRIDGE_BODY_TIMEOUT: optionalText.transform((v, ctx) => {
+    if (v === undefined) return EDGE.bodyTimeoutMs
+    const ms = /^\d+$/.test(v) ? Number(v) * 1000 : parseDuration(v)
+    if (ms === undefined || ms < 100) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a duration such as 30s or 500ms (or seconds), at least 100ms, got "${v}"`,
+      })
+      return z.NEVER
+    }
+    return ms
+  }),
+  ASKBRIDGE_MAX_CONNECTIONS: count(EDGE.connections, 'connections'),
+  ASKBRIDGE_MAX_CONNECTIONS_PER_CLIENT: count(EDGE.connectionsPerClient, 'connections'),
+  ASKBRIDGE_MAX_STREAMS: count(EDGE.streams, 'event streams'),
+  ASKBRIDGE_MAX_STREAMS_PER_CLIENT: count(EDGE.streamsPerClient, 'event streams'),
   ASKBRIDGE_AGENT_ID: optionalText.refine((v) => v === undefined || /^[A-Za-z0-9_.:-]{1,64}$/.test(v), {
     message: 'must be 1-64 characters of A-Z a-z 0-9 _ . : -',
   }),
@@ -198,6 +245,16 @@ function crossProblems(raw: Record<string, string | undefined>): string[] {
     const missing = oidc.filter((key) => get(key) === undefined)
     problems.push(
       `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} needed with ${oidcSet.join(' and ')} (inbox sign-in)`,
+    )
+  }
+  if (
+    oidcSet.length === oidc.length &&
+    get('ASKBRIDGE_OIDC_REDIRECT_URI') === undefined &&
+    get('ASKBRIDGE_PUBLIC_URL') === undefined
+  ) {
+    // Never built from a request's Host header: anyone could name their own host there.
+    problems.push(
+      'ASKBRIDGE_OIDC_REDIRECT_URI or ASKBRIDGE_PUBLIC_URL is needed with ASKBRIDGE_OIDC_ISSUER (where the provider sends people back after sign-in)',
     )
   }
   if (get('ASKBRIDGE_OIDC_REDIRECT_URI') !== undefined && oidcSet.length === 0) {
@@ -269,4 +326,13 @@ export function publicUrlOf(config: Config): string | undefined {
   const redirect = config.ASKBRIDGE_OIDC_REDIRECT_URI
   const m = redirect ? /^(https?:\/\/.+?)\/inbox\/callback\/?$/.exec(redirect) : null
   return m?.[1]
+}
+
+/**
+ * Where the sign-in provider sends people back: ASKBRIDGE_OIDC_REDIRECT_URI, else
+ * ASKBRIDGE_PUBLIC_URL + `/inbox/callback`. Configuration only, never a request's Host header.
+ */
+export function redirectUriOf(config: Config): string | undefined {
+  if (config.ASKBRIDGE_OIDC_REDIRECT_URI) return config.ASKBRIDGE_OIDC_REDIRECT_URI
+  return config.ASKBRIDGE_PUBLIC_URL ? `${config.ASKBRIDGE_PUBLIC_URL}/inbox/callback` : undefined
 }

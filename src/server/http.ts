@@ -8,6 +8,7 @@ import { isStorageError } from '../store/errors.js'
 import type { Store } from '../store/types.js'
 import { addApiRoutes } from './api.js'
 import { sendJson } from './body.js'
+import { Edge, type EdgeOptions } from './edge.js'
 import { errorResponse, HttpError } from './errors.js'
 import { addHookRoutes } from './hooks.js'
 import { Metrics } from './metrics.js'
@@ -19,6 +20,8 @@ import { sendTokenPage } from './token-page.js'
 export interface HttpMount {
   /** Resolves true when it answered the request. `context.user`: who is signed in to the inbox. */
   handleHttp(req: IncomingMessage, res: ServerResponse, url: URL, context?: InboxContext): Promise<boolean>
+  /** The pattern of its route a path matches (`/inbox/tool/:callId`): the metrics label. */
+  routeOf?(pathname: string): string | undefined
 }
 
 /** What the server knows about an inbox request. */
@@ -30,6 +33,8 @@ export interface InboxContext {
 /** Inbox sign-in: answers its own routes and refusals (undefined), or names the signed-in person. */
 export interface InboxGate {
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<SignedInUser | undefined>
+  /** Its own routes (`/inbox/login`, …): the metrics label. */
+  routeOf?(pathname: string): string | undefined
 }
 
 /** A platform webhook on the bridge's port (Slack HTTP mode, Discord interactions). Verified by signature, not by the API token. */
@@ -65,6 +70,8 @@ export interface HttpServerOptions {
   notices?: HookDeps['notices']
   /** The bridge's public URL (ASKBRIDGE_PUBLIC_URL): hook cards link to the whole tool input. */
   publicUrl?: string
+  /** The network edge: trusted proxies, the body timeout, connection and stream caps (edge.ts). */
+  edge?: Omit<EdgeOptions, 'apiToken' | 'logger'>
 }
 
 /** The running HTTP side of the bridge. */
@@ -156,9 +163,19 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   })
   const webhooks = new Map((options.webhooks ?? []).map((w) => [`${w.method} ${w.path}`, w]))
+  /** Metrics and log label: the matched route's pattern; every unknown path shares one label. */
+  const routeLabel = (path: string): string =>
+    (options.webhooks ?? []).find((w) => w.path === path)?.path ??
+    router.pattern(path) ??
+    options.signIn?.routeOf?.(path) ??
+    (options.mounts ?? []).map((m) => m.routeOf?.(path)).find((r) => r !== undefined) ??
+    'other'
+
   const token = options.apiToken
+  const edge = new Edge({ ...options.edge, apiToken: token, logger: log })
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    edge.admit(req, res)
     let url: URL
     try {
       url = new URL(req.url ?? '/', 'http://askbridge.local')
@@ -176,6 +193,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       if ('handler' in m) await m.handler({ req, res, url, params: m.params })
       return
     }
+    edge.loopbackOnly(req)
     const inbox = INBOX_PATH.test(url.pathname)
     let user: SignedInUser | undefined
     if (inbox && options.signIn) {
@@ -209,7 +227,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       }
       res.writeHead(302, {
         location: '/inbox',
-        'set-cookie': `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`,
+        'set-cookie': `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict${options.publicUrl?.startsWith('https:') ? '; Secure' : ''}`,
         'cache-control': 'no-store',
       })
       res.end()
@@ -240,7 +258,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
   const server = createServer((req, res) => {
     const started = process.hrtime.bigint()
     // Labelled up front: many handlers end the response before their promise settles.
-    const route = routeLabel(req.method ?? '', (req.url ?? '/').split('?')[0] ?? '/')
+    const route = routeLabel((req.url ?? '/').split('?')[0] ?? '/')
     res.on('finish', () => {
       requests({ method: req.method ?? '', route, status: String(res.statusCode) })
       const fields = {
@@ -266,13 +284,15 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       // A body we stopped reading: close the connection rather than drain a huge upload.
       const headers: Record<string, string> = status === 413 ? { connection: 'close' } : {}
       if (allow) headers.allow = allow
+      const retryAfter = (error as { retryAfter?: string }).retryAfter
+      if (retryAfter) headers['retry-after'] = retryAfter
       sendJson(res, status, body, headers)
     })
   })
   // Blocking asks wait as long as it takes: no socket inactivity timeout, TCP keep-alive on.
+  // The request itself must arrive in time, and connections are capped (edge.ts).
   server.timeout = 0
-  server.requestTimeout = 0
-  server.headersTimeout = 30_000
+  edge.attach(server)
   server.keepAliveTimeout = 5_000
   const sockets = new Set<Socket>()
   server.on('connection', (socket) => {
@@ -280,7 +300,8 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })
-  server.on('clientError', (_err, socket) => {
+  server.on('clientError', (err, socket) => {
+    if (edge.clientError(err, socket)) return
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n')
     else socket.destroy()
   })
@@ -363,17 +384,4 @@ function authorized(req: IncomingMessage, token: string, inbox: boolean): boolea
   // A malformed cookie (`%ZZ`) is no cookie, never a 500.
   const cookie = parseCookies(req.headers.cookie).get(COOKIE)
   return cookie !== undefined && same(cookie, token)
-}
-
-/** A low-cardinality route label for metrics and logs. */
-function routeLabel(_method: string, path: string): string {
-  if (!/^\/(v1\/|inbox|healthz$|metrics$|slack\/|discord\/|$)/.test(path)) return 'other'
-  return path
-    .replace(/^\/v1\/questions\/[^/]+/, '/v1/questions/:callId')
-    .replace(/^\/v1\/agents\/[^/]+\/replies\/[^/]+/, '/v1/agents/:agentId/replies/:callId')
-    .replace(/^\/v1\/agents\/[^/]+\/replies/, '/v1/agents/:agentId/replies')
-    .replace(/^\/inbox\/api\/cards\/[^/]+\/actions$/, '/inbox/api/cards/:callId/actions')
-    .replace(/^\/inbox\/client\/.*/, '/inbox/client/:file')
-    .replace(/^\/inbox\/tool\/[^/]+$/, '/inbox/tool/:callId')
-    .slice(0, 80)
 }

@@ -12,6 +12,8 @@ export type RouteHandler = (ctx: RouteContext) => Promise<void> | void
 
 interface Route {
   method: string
+  /** The pattern as added (`/v1/questions/:callId`): the route's label in metrics and logs. */
+  path: string
   parts: string[]
   handler: RouteHandler
 }
@@ -21,7 +23,7 @@ export class Router {
   private readonly routes: Route[] = []
 
   add(method: string, path: string, handler: RouteHandler): this {
-    this.routes.push({ method, parts: path.split('/').filter(Boolean), handler })
+    this.routes.push({ method, path, parts: path.split('/').filter(Boolean), handler })
     return this
   }
 
@@ -44,6 +46,12 @@ export class Router {
       allowed.push(route.method)
     }
     return { allowed }
+  }
+
+  /** The pattern (`/v1/questions/:callId`) of the route a path matches under any method. */
+  pattern(pathname: string): string | undefined {
+    const segs = pathname.split('/').filter(Boolean)
+    return this.routes.find((route) => matchParts(route.parts, segs))?.path
   }
 }
 

@@ -1,7 +1,7 @@
 import type { ChatAdapter } from '../answerer/adapter.js'
 import { ChatAnswerer } from '../answerer/chat.js'
 import type { Destination } from '../card/types.js'
-import { type Config, ConfigError, publicUrlOf } from '../config/env.js'
+import { type Config, ConfigError, publicUrlOf, redirectUriOf } from '../config/env.js'
 import { platformProblems } from '../config/platforms.js'
 import { type Logger, silentLogger } from '../log.js'
 import { OnCallLookup } from '../oncall/lookup.js'
@@ -105,23 +105,19 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
   const routes = options.routes ?? (config.ASKBRIDGE_ROUTES ? loadRoutes(config.ASKBRIDGE_ROUTES) : undefined)
   // Routes naming PagerDuty: the token and every schedule and policy are checked before anything opens.
   const pagerDuty = await pagerDutyForRoutes(routes, config, log)
-  // Inbox sign-in: the provider must answer now, or serve refuses to start (naming the variable).
-  const signIn =
-    config.ASKBRIDGE_OIDC_ISSUER && config.ASKBRIDGE_OIDC_CLIENT_ID && config.ASKBRIDGE_OIDC_CLIENT_SECRET
-      ? await InboxSignIn.discover({
-          issuer: config.ASKBRIDGE_OIDC_ISSUER,
-          clientId: config.ASKBRIDGE_OIDC_CLIENT_ID,
-          clientSecret: config.ASKBRIDGE_OIDC_CLIENT_SECRET,
-          redirectUri: config.ASKBRIDGE_OIDC_REDIRECT_URI,
-          logger: log,
-          ...(options.inboxSession?.ttlMs === undefined ? {} : { sessionTtlMs: options.inboxSession.ttlMs }),
-          ...(options.inboxSession?.now ? { now: options.inboxSession.now } : {}),
-        })
-      : undefined
   const raw = await connectStore(config.ASKBRIDGE_DB, {
     log,
     ...(options.replicas?.leaseMs === undefined ? {} : { leaseMs: options.replicas.leaseMs }),
   })
+  // Inbox sign-in: the provider must answer now, or serve refuses to start (naming the variable).
+  // Sessions live in the store, so signing out holds on every replica.
+  let signIn: InboxSignIn | undefined
+  try {
+    signIn = await startSignIn(config, raw, log, options.inboxSession)
+  } catch (error) {
+    await raw.close().catch(() => {})
+    throw error
+  }
   const store = raw
   const service = new UserQuestionService({ store, logger: log })
   let built: BuiltAdapters | undefined
@@ -175,6 +171,16 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       maxWaitingAsks: config.ASKBRIDGE_MAX_WAITING_ASKS,
       notices: (request) => answerer.notice(request),
       ...(publicUrl ? { publicUrl } : {}),
+      edge: {
+        trustedProxies: config.ASKBRIDGE_TRUSTED_PROXIES,
+        limits: {
+          bodyTimeoutMs: config.ASKBRIDGE_BODY_TIMEOUT,
+          connections: config.ASKBRIDGE_MAX_CONNECTIONS,
+          connectionsPerClient: config.ASKBRIDGE_MAX_CONNECTIONS_PER_CLIENT,
+          streams: config.ASKBRIDGE_MAX_STREAMS,
+          streamsPerClient: config.ASKBRIDGE_MAX_STREAMS_PER_CLIENT,
+        },
+      },
     })
     await chat.start()
     // Several bridges on one PostgreSQL database: replies, cancellations and dead bridges'
@@ -236,4 +242,35 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
     await raw.close().catch(() => {})
     throw error
   }
+}
+
+/** Inbox sign-in when ASKBRIDGE_OIDC_* are set (the redirect URI from configuration only). */
+async function startSignIn(
+  config: Config,
+  store: Store,
+  log: Logger,
+  session: ServeOptions['inboxSession'],
+): Promise<InboxSignIn | undefined> {
+  const issuer = config.ASKBRIDGE_OIDC_ISSUER
+  const clientId = config.ASKBRIDGE_OIDC_CLIENT_ID
+  const clientSecret = config.ASKBRIDGE_OIDC_CLIENT_SECRET
+  if (!issuer || !clientId || !clientSecret) return undefined
+  const redirectUri = redirectUriOf(config)
+  if (!redirectUri) {
+    throw new ConfigError([
+      'ASKBRIDGE_OIDC_REDIRECT_URI or ASKBRIDGE_PUBLIC_URL is needed with ASKBRIDGE_OIDC_ISSUER',
+    ])
+  }
+  const publicUrl = publicUrlOf(config)
+  return InboxSignIn.discover({
+    issuer,
+    clientId,
+    clientSecret,
+    redirectUri,
+    secureCookies: redirectUri.startsWith('https:') || publicUrl?.startsWith('https:') === true,
+    sessions: store,
+    logger: log,
+    ...(session?.ttlMs === undefined ? {} : { sessionTtlMs: session.ttlMs }),
+    ...(session?.now ? { now: session.now } : {}),
+  })
 }

@@ -1,9 +1,10 @@
-import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import * as oidc from 'openid-client'
 import { z } from 'zod'
 import { ConfigError } from '../config/env.js'
 import { type Logger, silentLogger } from '../log.js'
+import type { Store } from '../store/types.js'
 import { HttpError } from './errors.js'
 
 /** Who is signed in to the inbox, as the inbox and its answers see them. */
@@ -24,10 +25,14 @@ export interface InboxSignInOptions {
   /** ASKBRIDGE_OIDC_CLIENT_SECRET; also the key sessions are signed with (through HKDF). */
   clientSecret: string
   /**
-   * Where the provider sends people back (register it with the provider).
-   * @default `http://HOST/inbox/callback` with the Host of the request that started the sign-in
+   * Where the provider sends people back (register it with the provider): ASKBRIDGE_OIDC_REDIRECT_URI,
+   * else ASKBRIDGE_PUBLIC_URL + `/inbox/callback`. Never taken from a request's Host header.
    */
-  redirectUri?: string | undefined
+  redirectUri: string
+  /** Cookies carry `Secure` (the public URL or the redirect URI is https). @default redirectUri is https */
+  secureCookies?: boolean
+  /** Where sessions live: signing out ends a session for every replica. */
+  sessions: Pick<Store, 'putSession' | 'getSession' | 'deleteSession'>
   /** How long a session lasts. @default 8 hours */
   sessionTtlMs?: number
   now?: () => number
@@ -39,9 +44,12 @@ export interface InboxSignInOptions {
 const SESSION = 'askbridge_session'
 const FLOW = 'askbridge_signin'
 const FLOW_TTL_MS = 10 * 60_000
+const SIGN_IN_ROUTES = new Set(['/inbox/login', '/inbox/callback', '/inbox/logout'])
 
 const sessionSchema = z.strictObject({
   v: z.literal(1),
+  /** The session's secret id; the store keeps only its digest. */
+  sid: z.string().min(32).max(100),
   email: z.string().min(3).max(320),
   name: z.string().max(200),
   csrf: z.string().min(16).max(100),
@@ -82,8 +90,9 @@ export function parseCookies(header: string | undefined): Map<string, string> {
 /**
  * Inbox sign-in through OpenID Connect: the authorization code flow with PKCE (S256), state and
  * nonce, through openid-client, against any standard provider (Sign in with Slack, Google, Okta,
- * Keycloak). Sessions live in an HMAC-signed, HttpOnly, SameSite=Lax cookie with an expiry;
- * every write under /inbox must carry the session's CSRF token.
+ * Keycloak). A session is a row in the store (so signing out holds on every replica) named by an
+ * HMAC-signed, HttpOnly, SameSite=Lax cookie with an expiry; every write under /inbox must carry
+ * the session's CSRF token.
  */
 export class InboxSignIn {
   private readonly key: Buffer
@@ -142,11 +151,16 @@ export class InboxSignIn {
    */
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<SignedInUser | undefined> {
     const method = req.method ?? 'GET'
-    if (url.pathname === '/inbox/login' && method === 'GET') return this.start(req, res)
+    if (url.pathname === '/inbox/login' && method === 'GET') return this.start(res)
     if (url.pathname === '/inbox/callback' && method === 'GET') return this.callback(req, res, url)
-    const user = this.session(req)
+    const user = await this.session(req)
     if (url.pathname === '/inbox/logout' && method === 'POST') {
-      if (user) this.checkCsrf(req, user)
+      if (user) {
+        this.checkCsrf(req, user)
+        // Ended on the server: the cookie, replayed later or elsewhere, no longer signs anyone in.
+        await this.options.sessions.deleteSession(user.id)
+        this.log.info('inbox sign-out', { email: user.email })
+      }
       res.writeHead(200, {
         'content-type': 'application/json',
         'set-cookie': this.clear(SESSION),
@@ -163,16 +177,21 @@ export class InboxSignIn {
       throw new HttpError(401, 'SIGN_IN_REQUIRED', 'sign in to the inbox first (/inbox/login)')
     }
     if (!['GET', 'HEAD', 'OPTIONS'].includes(method)) this.checkCsrf(req, user)
-    return user
+    return { email: user.email, name: user.name, csrf: user.csrf }
+  }
+
+  /** Its own routes, for the metrics label. */
+  routeOf(pathname: string): string | undefined {
+    return SIGN_IN_ROUTES.has(pathname) ? pathname : undefined
   }
 
   // ---- the flow ----
 
-  private async start(req: IncomingMessage, res: ServerResponse): Promise<undefined> {
+  private async start(res: ServerResponse): Promise<undefined> {
     const state = oidc.randomState()
     const nonce = oidc.randomNonce()
     const verifier = oidc.randomPKCECodeVerifier()
-    const redirect = this.redirectUri(req)
+    const redirect = this.options.redirectUri
     const url = oidc.buildAuthorizationUrl(this.config, {
       redirect_uri: redirect,
       scope: 'openid email profile',
@@ -222,7 +241,7 @@ export class InboxSignIn {
       if (!id) return refuse('no ID token')
       claims = { ...id }
       // Many providers put e-mail and name in the ID token; the others answer at userinfo.
-      if (typeof claims.email !== 'string') {
+      if (typeof claims.email !== 'string' || claims.email_verified === undefined) {
         const info = await oidc.fetchUserInfo(this.config, tokens.access_token, id.sub)
         claims = { ...info, ...id }
       }
@@ -234,17 +253,29 @@ export class InboxSignIn {
       return refuse('the provider’s answer did not check out', { code, message, ...(cause ? { cause } : {}) })
     }
     const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : undefined
-    if (!email || claims.email_verified === false)
-      return refuse('no verified e-mail address from the provider')
+    if (!email) return refuse('no e-mail address from the provider')
+    // Only a literal true: a missing claim, or the string "false", is not a verified address.
+    if (claims.email_verified !== true) {
+      return refuse('the provider did not say the e-mail address is verified', {
+        code: 'EMAIL_NOT_VERIFIED',
+        email,
+      })
+    }
     const name =
       typeof claims.name === 'string' && claims.name.trim() ? claims.name.trim().slice(0, 200) : email
+    const now = this.now()
     const session = {
       v: 1 as const,
+      sid: randomBytes(32).toString('base64url'),
       email,
       name,
       csrf: randomBytes(24).toString('base64url'),
-      exp: this.now() + this.ttlMs,
+      exp: now + this.ttlMs,
     }
+    await this.options.sessions.putSession(
+      { id: digest(session.sid), email, name, csrf: session.csrf, expiresAt: session.exp },
+      now,
+    )
     this.log.info('inbox sign-in', { email })
     res.writeHead(302, {
       location: '/inbox',
@@ -257,9 +288,14 @@ export class InboxSignIn {
 
   // ---- sessions ----
 
-  private session(req: IncomingMessage): SignedInUser | undefined {
+  /** The cookie's session, when its seal holds and the store still has it (not signed out). */
+  private async session(req: IncomingMessage): Promise<(SignedInUser & { id: string }) | undefined> {
     const s = this.open(parseCookies(req.headers.cookie).get(SESSION), sessionSchema)
-    return s ? { email: s.email, name: s.name, csrf: s.csrf } : undefined
+    if (!s) return undefined
+    const id = digest(s.sid)
+    const kept = await this.options.sessions.getSession(id, this.now())
+    if (!kept || kept.email !== s.email || !same(kept.csrf, s.csrf)) return undefined
+    return { id, email: kept.email, name: kept.name, csrf: kept.csrf }
   }
 
   private checkCsrf(req: IncomingMessage, user: SignedInUser): void {
@@ -297,7 +333,7 @@ export class InboxSignIn {
   }
 
   private secure(): boolean {
-    return this.options.redirectUri?.startsWith('https:') === true
+    return this.options.secureCookies ?? this.options.redirectUri.startsWith('https:')
   }
 
   private cookie(name: string, value: string, ttlMs: number, path: string): string {
@@ -314,12 +350,11 @@ export class InboxSignIn {
   private clear(name: string, path = '/'): string {
     return `${name}=; Path=${path}; Max-Age=0; HttpOnly; SameSite=Lax${this.secure() ? '; Secure' : ''}`
   }
+}
 
-  private redirectUri(req: IncomingMessage): string {
-    if (this.options.redirectUri) return this.options.redirectUri
-    const host = req.headers.host ?? '127.0.0.1'
-    return `http://${host}/inbox/callback`
-  }
+/** What the store keeps of a session id: a leaked database names no usable session. */
+function digest(sid: string): string {
+  return createHash('sha256').update(sid).digest('base64url')
 }
 
 function same(a: string, b: string): boolean {

@@ -120,4 +120,23 @@ CREATE INDEX askbridge_calls_ended ON askbridge_calls (ended_at) WHERE state IN 
     name: 'cards by when they were updated',
     sql: 'CREATE INDEX askbridge_cards_updated ON askbridge_cards (updated_at, ord);',
   },
+  {
+    version: 6,
+    name: 'inbox sign-in sessions and replay-guard keys, shared by the replicas',
+    sql: `
+-- id: a digest of the secret the session cookie carries.
+CREATE TABLE askbridge_sessions (
+  id TEXT PRIMARY KEY,
+  data TEXT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+CREATE INDEX askbridge_sessions_expires ON askbridge_sessions (expires_at);
+-- Requests seen once (Discord interaction signatures), remembered until they could no longer be replayed.
+CREATE TABLE askbridge_seen_once (
+  key TEXT PRIMARY KEY,
+  until BIGINT NOT NULL
+);
+CREATE INDEX askbridge_seen_once_until ON askbridge_seen_once (until);
+`,
+  },
 ]

@@ -11,6 +11,7 @@ import { PgPosts } from './pg-posts.js'
 import * as reads from './pg-reads.js'
 import { type Queryable, readCall } from './pg-reads.js'
 import * as retention from './pg-retention.js'
+import { PgSessions } from './pg-sessions.js'
 import type { PostgresTarget } from './pg-url.js'
 import * as writes from './pg-writes.js'
 import type {
@@ -23,6 +24,7 @@ import type {
   ListedCard,
   PostClaim,
   PostRecord,
+  SessionRecord,
   Store,
   StoredAuditEntry,
   StoredEvent,
@@ -66,6 +68,7 @@ export class PostgresStore implements Store {
   /** The pool, its failures mapped: a lost server is a StorageError (503), never a 500. */
   private readonly db: Queryable
   private readonly posts: PgPosts
+  private readonly sessions: PgSessions
   private closed = false
 
   private constructor(pool: pg.Pool, target: PostgresTarget, channel: string, options: PostgresStoreOptions) {
@@ -83,6 +86,7 @@ export class PostgresStore implements Store {
         })) as Queryable['query'],
     }
     this.posts = new PgPosts(this.db)
+    this.sessions = new PgSessions(this.db)
     this.listener = new PgListener(clientConfig(target, options), channel, this.instanceId)
     // Renew the leases of this process's live timed waits. A failed renewal is retried next
     // time; should the lease lapse meanwhile, the worst case is the deadline's takeover.
@@ -375,6 +379,26 @@ export class PostgresStore implements Store {
   async pruneAudit(before: number, limit: number): Promise<number> {
     this.check()
     return retention.pruneAudit(this.db, before, limit)
+  }
+
+  async putSession(session: SessionRecord, now: number): Promise<void> {
+    this.check()
+    await this.sessions.put(session, now)
+  }
+
+  async getSession(id: string, now: number): Promise<SessionRecord | undefined> {
+    this.check()
+    return this.sessions.get(id, now)
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    this.check()
+    await this.sessions.delete(id)
+  }
+
+  async rememberOnce(key: string, until: number, now: number): Promise<boolean> {
+    this.check()
+    return this.sessions.rememberOnce(key, until, now)
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,7 @@ import type { CallRecord, StoredEvent, StoreEvent } from './types.js'
  */
 
 /** The schema version this code writes (`PRAGMA user_version`). 0: empty or pre-#16. */
-export const SQLITE_SCHEMA_VERSION = 5
+export const SQLITE_SCHEMA_VERSION = 6
 
 /** Copies being posted, by when their claim lapses: what a sweep for dead holders reads. */
 const POST_CLAIMS_INDEX = `CREATE INDEX IF NOT EXISTS posts_claims ON posts(claim_until)
@@ -21,6 +21,20 @@ const CARDS_UPDATED_INDEX = 'CREATE INDEX IF NOT EXISTS cards_updated ON cards(u
 /** Retention finds ended calls by when they ended, never by reading the rest. */
 const RETENTION_INDEXES = `CREATE INDEX IF NOT EXISTS calls_ended ON calls(ended_at)
   WHERE state IN ('settled', 'dropped');
+`
+
+/** Schema 6: inbox sign-in sessions and replay-guard keys, shared by every process on the file. */
+const SESSIONS = `CREATE TABLE IF NOT EXISTS sessions (
+  id TEXT PRIMARY KEY,
+  data TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_expires ON sessions(expires_at);
+CREATE TABLE IF NOT EXISTS seen_once (
+  key TEXT PRIMARY KEY,
+  until INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS seen_once_until ON seen_once(until);
 `
 
 export const SCHEMA = `
@@ -80,7 +94,7 @@ ${POST_CLAIMS_INDEX}CREATE TABLE IF NOT EXISTS audit (
 );
 CREATE INDEX IF NOT EXISTS audit_call ON audit(call_id, agent_id);
 CREATE INDEX IF NOT EXISTS audit_at ON audit(at);
-`
+${SESSIONS}`
 
 /**
  * Schema 3 to 4 (retention): when each call ended, backfilled from its record or its last event,
@@ -181,6 +195,7 @@ export function migrateSqlite(db: Database.Database, path: string): void {
       if (current === 2) db.exec(MIGRATE_FROM_V2)
       if (current <= 3) db.exec(MIGRATE_FROM_V3)
       db.exec(CARDS_UPDATED_INDEX)
+      db.exec(SESSIONS)
     } else if (old) {
       db.exec(MIGRATE_FROM_V0)
       rebuildCalls(db)

@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { fromSqliteError, StorageError } from './errors.js'
@@ -7,6 +8,7 @@ import { Checkpointer } from './sqlite-checkpoint.js'
 import { GroupCommit } from './sqlite-group.js'
 import { SqlitePosts } from './sqlite-posts.js'
 import { type CallRow, callRow, type EventRow, migrateSqlite, parseCalls, toEvent } from './sqlite-schema.js'
+import { SqliteSessions } from './sqlite-sessions.js'
 import { type SqliteStatements, sqliteStatements } from './sqlite-statements.js'
 import { WalSync } from './sqlite-sync.js'
 
@@ -23,6 +25,7 @@ import type {
   ListedCard,
   PostClaim,
   PostRecord,
+  SessionRecord,
   Store,
   StoredAuditEntry,
   StoredEvent,
@@ -55,6 +58,7 @@ export class SqliteStore implements Store {
   private closed = false
   private readonly stmts: SqliteStatements
   private readonly posts: SqlitePosts
+  private readonly sessions: SqliteSessions
   /**
    * Every write goes through it, so durability is decided in one place: one commit for the writes
    * of one turn, each settled once that commit is synced (see sqlite-group.ts).
@@ -70,6 +74,7 @@ export class SqliteStore implements Store {
     this.now = options.now ?? Date.now
     let db: Database.Database | undefined
     try {
+      createPrivate(path)
       db = new Database(path)
       const inMemory = db.memory
       db.pragma('journal_mode = WAL')
@@ -94,6 +99,7 @@ export class SqliteStore implements Store {
       )
     }
     this.posts = new SqlitePosts(this.db)
+    this.sessions = new SqliteSessions(this.db)
     const checkpointer = this.checkpointer
     this.group = new GroupCommit(
       this.db,
@@ -396,6 +402,26 @@ export class SqliteStore implements Store {
     return this.group.run(() => this.stmts.pruneAudit.run(before, limit).changes)
   }
 
+  async putSession(session: SessionRecord, now: number): Promise<void> {
+    this.check()
+    await this.group.run(() => this.sessions.put(session, now))
+  }
+
+  async getSession(id: string, now: number): Promise<SessionRecord | undefined> {
+    this.check()
+    return this.sessions.get(id, now)
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    this.check()
+    await this.group.run(() => this.sessions.delete(id))
+  }
+
+  async rememberOnce(key: string, until: number, now: number): Promise<boolean> {
+    this.check()
+    return this.group.run(() => this.sessions.rememberOnce(key, until, now))
+  }
+
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
@@ -419,4 +445,18 @@ for (const name of Object.getOwnPropertyNames(SqliteStore.prototype)) {
       throw fromSqliteError(error, this.path)
     }
   })
+}
+
+/**
+ * Create the database file readable and writable by its owner only (0600), whatever the umask:
+ * it holds tool inputs, answers and the audit. SQLite gives the `-wal` and `-shm` files it creates
+ * later the database file's mode. An existing file keeps its mode; a special name is left alone.
+ */
+function createPrivate(path: string): void {
+  if (path === '' || path === ':memory:' || path.startsWith('file:')) return
+  try {
+    closeSync(openSync(path, 'wx', 0o600))
+  } catch {
+    // Already there, or it cannot be created: SQLite says why when it opens it.
+  }
 }

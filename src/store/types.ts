@@ -122,6 +122,21 @@ export interface CardFilter {
   latest?: number
 }
 
+/**
+ * An inbox sign-in session, kept in the store so that signing out on one replica holds on all.
+ * `id` is a digest of the secret the cookie carries: the store never holds a usable session.
+ */
+export interface SessionRecord {
+  id: string
+  /** The verified e-mail address (lower case). */
+  email: string
+  name: string
+  /** The session's CSRF token. */
+  csrf: string
+  /** Epoch ms. */
+  expiresAt: number
+}
+
 /** Decide on ONE call's current row (undefined: no such call); return events for that call only. */
 export type Decision<T> = (call: CallRecord | undefined) => { events: StoreEvent[]; result: T }
 
@@ -207,6 +222,18 @@ export interface Store {
   pruneCalls(before: number, limit: number): Promise<number>
   /** Retention of the audit: delete up to `limit` entries older than `before`. Returns how many. */
   pruneAudit(before: number, limit: number): Promise<number>
+
+  /** Keep a sign-in session; sessions expired at `now` are deleted on the way. */
+  putSession(session: SessionRecord, now: number): Promise<void>
+  /** A session by id, unless it expired at `now` or was ended. */
+  getSession(id: string, now: number): Promise<SessionRecord | undefined>
+  /** End a session (sign-out): every replica refuses it from now on. */
+  deleteSession(id: string): Promise<void>
+  /**
+   * Remember `key` until `until` (epoch ms), atomically across processes: true the first time,
+   * false while it is remembered (a replay guard). Keys expired at `now` are forgotten.
+   */
+  rememberOnce(key: string, until: number, now: number): Promise<boolean>
 
   close(): Promise<void>
 }

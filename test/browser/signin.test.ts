@@ -29,6 +29,7 @@ beforeAll(async () => {
       ASKBRIDGE_OIDC_ISSUER: provider.issuer,
       ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
       ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+      ASKBRIDGE_PUBLIC_URL: `http://127.0.0.1:${port}`,
     })
     try {
       return {

@@ -45,6 +45,17 @@ const NAMES: Record<string, string> = {
   'bob@example.com': 'Bob Example',
 }
 
+/**
+ * The `email_verified` claim of an account: true, except for the logins that test refusals
+ * (`unverified@…` has none, `string-false@…` the string "false", `false@…` false).
+ */
+function verified(id: string): { email_verified?: unknown } {
+  if (id.startsWith('unverified@')) return {}
+  if (id.startsWith('string-false@')) return { email_verified: 'false' }
+  if (id.startsWith('false@')) return { email_verified: false }
+  return { email_verified: true }
+}
+
 /** Start the provider on `localhost` (its own cookie host), with one client for `redirectUri`. */
 export async function startProvider(redirectUri: string): Promise<TestProvider> {
   const server: Server = createServer()
@@ -69,7 +80,7 @@ export async function startProvider(redirectUri: string): Promise<TestProvider> 
       return {
         accountId: id,
         async claims() {
-          return { sub: id, email: id, email_verified: true, name: NAMES[id] ?? id }
+          return { sub: id, email: id, ...verified(id), name: NAMES[id] ?? id }
         },
       }
     },

@@ -64,6 +64,7 @@ async function start(
       ASKBRIDGE_OIDC_ISSUER: provider.issuer,
       ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
       ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+      ASKBRIDGE_PUBLIC_URL: url,
       ...options.env,
     })
     try {
@@ -262,6 +263,7 @@ describe('inbox sign-in', () => {
       ASKBRIDGE_OIDC_ISSUER: `http://127.0.0.1:${port}`,
       ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
       ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+      ASKBRIDGE_PUBLIC_URL: 'http://127.0.0.1:8787',
     })
     const error = await serve({ config, buildAdapters }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ConfigError)

@@ -499,6 +499,43 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
     ])
   })
 
+  it('sign-in sessions: kept, seen by another handle, ended by sign-out, gone once expired', async () => {
+    const store = await open()
+    const other = await open()
+    const session = {
+      id: 'digest-1',
+      email: 'alice@example.com',
+      name: 'Alice',
+      csrf: 'c'.repeat(32),
+      expiresAt: 5000,
+    }
+    await store.putSession(session, 1000)
+    await store.putSession({ ...session, id: 'digest-2', email: 'bob@example.com', expiresAt: 2000 }, 1000)
+    expect(await other.getSession('digest-1', 1000)).toEqual(session)
+    expect(await other.getSession('digest-2', 1999)).toMatchObject({ email: 'bob@example.com' })
+    expect(await other.getSession('digest-2', 2000)).toBeUndefined()
+    expect(await other.getSession('no-such', 1000)).toBeUndefined()
+    // Signing out on one handle ends the session on the other.
+    await other.deleteSession('digest-1')
+    expect(await store.getSession('digest-1', 1000)).toBeUndefined()
+    // A later sign-in deletes expired sessions on the way.
+    await store.putSession({ ...session, id: 'digest-3' }, 3000)
+    expect(await other.getSession('digest-2', 0)).toBeUndefined()
+    expect(await other.getSession('digest-3', 3000)).toMatchObject({ id: 'digest-3' })
+  })
+
+  it('rememberOnce: the first of concurrent handles wins, the key is refused until it expires', async () => {
+    const stores = [await open(), await open(), await open()]
+    const results = await Promise.all(
+      Array.from({ length: 9 }, (_, i) => (stores[i % 3] as Store).rememberOnce('sig-a', 2000, 1000)),
+    )
+    expect(results.filter(Boolean)).toHaveLength(1)
+    expect(await stores[1]?.rememberOnce('sig-b', 2000, 1000)).toBe(true)
+    expect(await stores[0]?.rememberOnce('sig-a', 2000, 1999)).toBe(false)
+    // Past its time the key is forgotten (a replay that old is refused by its timestamp instead).
+    expect(await stores[2]?.rememberOnce('sig-a', 4000, 2000)).toBe(true)
+  })
+
   it('keeps text exactly, NUL and emoji included', async () => {
     const store = await open()
     const odd: AskUserQuestionItem = {
