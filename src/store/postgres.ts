@@ -18,6 +18,7 @@ import type {
   CallKey,
   CallRecord,
   CallState,
+  CallStep,
   CardFilter,
   Decision,
   ListedCard,
@@ -300,12 +301,29 @@ export class PostgresStore implements Store {
     expectedVersion: number,
     state: T,
     audit: AuditEntry[] = [],
+    call?: CallStep,
   ): Promise<number | undefined> {
     this.check()
     // The notification rides in the write's own commit: a process waiting on this card re-reads it.
     const notify = { channel: this.channel, payload: this.note(key, 'c') }
-    const written = await writes.writeCard(this.db, key, expectedVersion, state, this.now(), audit, notify)
-    return written ? expectedVersion + 1 : undefined
+    const at = this.now()
+    if (!call) {
+      const written = await writes.writeCard(this.db, key, expectedVersion, state, at, audit, notify)
+      return written ? expectedVersion + 1 : undefined
+    }
+    // With a decision on the call: one transaction, under the call's lock (as `transact` takes it).
+    return this.tx(async (c) => {
+      await this.lock(c, key)
+      let row = await readCall(c, key)
+      if (!(await writes.writeCard(c, key, expectedVersion, state, at, audit, notify))) return undefined
+      for (const event of call(row ? structuredClone(row) : undefined)) {
+        if (event.agentId !== key.agentId || event.callId !== key.callId) {
+          throw new Error(`casCard on ${key.agentId}/${key.callId} cannot append an event for another call`)
+        }
+        row = await this.insert(c, event, row)
+      }
+      return expectedVersion + 1
+    })
   }
 
   async listCards<T>(filter: CardFilter = {}): Promise<Array<ListedCard<T>>> {

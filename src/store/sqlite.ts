@@ -18,6 +18,7 @@ import type {
   CallKey,
   CallRecord,
   CallState,
+  CallStep,
   CardFilter,
   Decision,
   ListedCard,
@@ -138,17 +139,20 @@ export class SqliteStore implements Store {
     this.check()
     // Group commit's transaction is IMMEDIATE: the write lock comes first, so a decision always
     // sees the latest row.
-    return this.group.run(() => {
-      let call = this.readCall(key)
-      const { events, result } = decide(call ? structuredClone(call) : undefined)
-      for (const event of events) {
-        if (event.agentId !== key.agentId || event.callId !== key.callId) {
-          throw new Error(`transact on ${key.agentId}/${key.callId} cannot append an event for another call`)
-        }
-        call = this.insert(event, call)
+    return this.group.run(() => this.decideInside(key, decide))
+  }
+
+  /** Read one call's row, decide, append (inside a transaction). */
+  private decideInside<T>(key: CallKey, decide: Decision<T>): T {
+    let call = this.readCall(key)
+    const { events, result } = decide(call ? structuredClone(call) : undefined)
+    for (const event of events) {
+      if (event.agentId !== key.agentId || event.callId !== key.callId) {
+        throw new Error(`transact on ${key.agentId}/${key.callId} cannot append an event for another call`)
       }
-      return result
-    })
+      call = this.insert(event, call)
+    }
+    return result
   }
 
   async getCall(key: CallKey): Promise<CallRecord | undefined> {
@@ -259,6 +263,7 @@ export class SqliteStore implements Store {
     expectedVersion: number,
     state: T,
     audit: AuditEntry[] = [],
+    call?: CallStep,
   ): Promise<number | undefined> {
     this.check()
     const json = JSON.stringify(state)
@@ -270,6 +275,8 @@ export class SqliteStore implements Store {
           ? this.stmts.insertCard.run(key.agentId, key.callId, status, json, at)
           : this.stmts.updateCard.run(status, json, at, key.agentId, key.callId, expectedVersion)
       if (result.changes !== 1) return undefined
+      // In this write's savepoint: a decision that throws takes the card write back with it.
+      if (call) this.decideInside(key, (row) => ({ events: call(row), result: undefined }))
       for (const entry of audit) this.writeAudit(entry, at)
       return expectedVersion + 1
     })
