@@ -31,6 +31,13 @@ import type {
   VersionedCard,
 } from './types.js'
 
+/**
+ * How long a timed wait stays this process's without renewal (renewed every third of it). With
+ * the takeover pass every second (service/replicas.ts), a wait whose process died turns pending
+ * by its deadline + 4 s at the latest, as every other process sees it.
+ */
+const DEFAULT_LEASE_MS = 3000
+
 export interface PostgresStoreOptions extends PostgresPoolOptions {
   /** Clock for event timestamps and leases. @default Date.now */
   now?: () => number
@@ -39,7 +46,7 @@ export interface PostgresStoreOptions extends PostgresPoolOptions {
   /**
    * How long a timed wait stays this process's after its last renewal. Renewed every third of
    * it while the process lives; once it lapses, another process takes over the deadline.
-   * @default 10000
+   * @default 3000
    */
   leaseMs?: number
 }
@@ -75,7 +82,7 @@ export class PostgresStore implements Store {
     this.channel = channel
     this.now = options.now ?? Date.now
     this.instanceId = options.instanceId ?? randomUUID()
-    this.leaseMs = options.leaseMs ?? 10_000
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
     const where = target.redacted
     this.db = {
       query: ((text: string, values?: unknown[]) =>
