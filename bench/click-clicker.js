@@ -3,10 +3,11 @@
 // sharing that event loop would time the fake's work as the server's. Here nothing else runs.
 //   node bench/click-clicker.js   (forked with IPC)
 // Receives {url, bodies, secret, concurrency}; signs each body at send time like Slack does; replies
-// {latencies, failed}: per click, ms from sending the request to reading the whole ack.
+// {latencies, sent, failed}: per click, ms from sending the request to reading the whole ack, and
+// when it was sent on the machine's monotonic clock (ms), which every process reads alike.
 import { createHmac } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import { pool } from './lib.js'
+import { monotonicMs, pool } from './lib.js'
 
 function headers(body, secret) {
   const timestamp = Math.floor(Date.now() / 1000)
@@ -20,9 +21,11 @@ function headers(body, secret) {
 
 process.on('message', async ({ url, bodies, secret, concurrency }) => {
   const latencies = []
+  const sent = []
   let failed = 0
-  await pool(bodies, concurrency, async (body) => {
+  await pool(bodies, concurrency, async (body, i) => {
     const h = headers(body, secret)
+    sent[i] = monotonicMs()
     const t = performance.now()
     try {
       const res = await fetch(url, { method: 'POST', headers: h, body })
@@ -33,5 +36,5 @@ process.on('message', async ({ url, bodies, secret, concurrency }) => {
     }
     latencies.push(performance.now() - t)
   })
-  process.send({ latencies, failed })
+  process.send({ latencies, sent, failed })
 })

@@ -9,17 +9,32 @@ import { createSlackAdapter } from '@chat-adapter/slack'
 import { createMemoryState } from '@chat-adapter/state-memory'
 import bolt from '@slack/bolt'
 import { Chat } from 'chat'
+import { monotonicMs } from './lib.js'
 
 const { SLACK_BOT_TOKEN: token, SLACK_SIGNING_SECRET: signingSecret, SLACK_API_URL: apiUrl } = process.env
 
 async function startBolt() {
+  let listened = {}
   const app = new bolt.App({
     token,
     signingSecret,
+    customRoutes: [
+      {
+        path: '/listened',
+        method: ['GET'],
+        handler: (_req, res) => {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(listened))
+          listened = {}
+        },
+      },
+    ],
     clientOptions: { slackApiUrl: apiUrl },
     logLevel: bolt.LogLevel.ERROR,
   })
-  app.action(/.*/, async ({ ack }) => {
+  app.action(/.*/, async ({ ack, body }) => {
+    // When the listener runs, by the action's action_ts: what askbridge's click → answer is
+    // compared with (GET /listened hands them over and forgets them).
+    listened[body.actions?.[0]?.action_ts] = monotonicMs()
     await ack()
   })
   const server = await app.start({ port: 0, host: '127.0.0.1' })

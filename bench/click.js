@@ -10,7 +10,18 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
-import { fmt, loopCpuMs, percentile, startChild, startServe, summarize, table, until } from './lib.js'
+import {
+  fmt,
+  loopCpuMs,
+  monotonicMs,
+  percentile,
+  startChild,
+  startServe,
+  summarize,
+  table,
+  until,
+} from './lib.js'
+import { pgSchema } from './replicas.js'
 
 // 2,000 clicks: the p99 is then the 20th slowest click, not the 10th. Eight clicks are in flight at
 // once, so one pause of this shared machine (a GC, a stolen core) slows about eight of them, and at
@@ -31,6 +42,8 @@ const CONCURRENCY = 8
 const CHANNELS = 50
 const channelOf = (i) => `C0BENCH${String(i % CHANNELS).padStart(2, '0')}`
 const GOAL_RATIO = 1.3
+/** PostgreSQL (one replica): click → answer p99 at most this times SQLite's. */
+const GOAL_PG_RATIO = 1.5
 
 /**
  * `askbridge serve` for the click rounds: Slack HTTP mode against `fake`, a SQLite file in `dir`,
@@ -115,7 +128,11 @@ export async function openCards(fake, url, prefix, n) {
             { id: 'go', question: `Ship build ${callId}?`, options: [{ label: 'Yes' }, { label: 'No' }] },
           ],
         }),
-      }).then(async (res) => ({ callId, status: res.status, body: await res.json() })),
+      }).then(async (res) => {
+        const body = await res.json()
+        // The agent has its answer once the whole response is read.
+        return { callId, status: res.status, body, at: monotonicMs() }
+      }),
     )
   }
   const byCall = new Map()
@@ -127,13 +144,36 @@ export async function openCards(fake, url, prefix, n) {
   await new Promise((resolve) => setTimeout(resolve, 300))
   const user = { id: 'U0BENCH', name: 'Bench' }
   const requests = []
+  const payloads = []
   for (let i = 0; i < n; i++) {
     const message = byCall.get(`${prefix}-${i}`)
     const yes = fake.liveActionIds(message.callId).find((id) => id.endsWith('|c|0|0'))
     if (!yes) throw new Error(`no Yes button on ${message.callId}`)
-    requests.push(signed(fake.actionPayload(user, message, yes)))
+    const payload = fake.actionPayload(user, message, yes)
+    payloads.push(payload)
+    requests.push(signed(payload))
   }
-  return { requests, answers, callIds: Array.from({ length: n }, (_, i) => `${prefix}-${i}`) }
+  return { requests, payloads, answers, callIds: Array.from({ length: n }, (_, i) => `${prefix}-${i}`) }
+}
+
+let actionSeq = 0
+/** Clicks for the bare Bolt App: warm-up payloads, each with an action_ts of its own to match its listener run. */
+function boltClicks(payloads, n) {
+  const actionTs = []
+  const requests = []
+  for (let i = 0; i < n; i++) {
+    const template = payloads[i % payloads.length]
+    const ts = `${Math.floor(Date.now() / 1000)}.${String(++actionSeq).padStart(6, '0')}`
+    const [action, ...rest] = template.actions
+    actionTs.push(ts)
+    requests.push(signed({ ...template, actions: [{ ...action, action_ts: ts }, ...rest] }))
+  }
+  return { requests, actionTs }
+}
+
+/** Per click, ms from its sending to `at[i]` (undefined `at`: not reached, left out). */
+function sinceSent(sent, at) {
+  return sent.flatMap((t, i) => (at[i] === undefined ? [] : [at[i] - t]))
 }
 
 /**
@@ -164,49 +204,65 @@ function bootstrapRatio(rounds, name, base) {
 
 export default async function click({ dir, log }) {
   // Posting and card updates are not what this section measures: the fake's rate limits are off, so
-  // the 1,100 cards it needs are up in seconds (askbridge still paces itself).
+  // the cards it needs are up in seconds (askbridge still paces itself).
   const fake = await FakeSlack.start({ rateLimits: false })
   const servers = {}
   const clicker = startClicker(fake.options.signingSecret)
+  const schema = await pgSchema('click')
   try {
     servers.askbridge = await startAskbridge(fake, dir, { profileDir: process.env.BENCH_CLICK_PROFILE })
+    servers['askbridge-pg'] = await startAskbridge(fake, dir, { env: { ASKBRIDGE_DB: schema.url } })
     servers.bolt = await startPeer('bolt', fake)
     servers.chat = await startPeer('chat', fake)
-    const askbridgeUrl = `${servers.askbridge.url}/slack/events`
     const urls = {
-      askbridge: askbridgeUrl,
+      askbridge: `${servers.askbridge.url}/slack/events`,
+      'askbridge-pg': `${servers['askbridge-pg'].url}/slack/events`,
       bolt: `${servers.bolt.url}/slack/events`,
       chat: `${servers.chat.url}/api/webhooks/slack`,
     }
-    const names = ['askbridge', 'bolt', 'chat']
+    const names = ['askbridge', 'askbridge-pg', 'bolt', 'chat']
+    const bridges = ['askbridge', 'askbridge-pg']
+    const prefix = { askbridge: '', 'askbridge-pg': 'pg-' }
 
-    // Warm-up (not counted): askbridge answers WARMUP cards; the peers take the same payloads.
-    const warm = await openCards(fake, servers.askbridge.url, 'warm', WARMUP)
-    const templates = warm.requests
-    await clicker.clickAll(askbridgeUrl, warm.requests)
-    for (const r of await Promise.all(warm.answers))
-      if (r.status !== 200) throw new Error(`warm-up ask ${r.callId}: ${r.status}`)
+    // Warm-up (not counted): each askbridge answers WARMUP cards; the peers take the same payloads.
+    let templates
+    let payloads
+    for (const name of bridges) {
+      const warm = await openCards(fake, servers[name].url, `${prefix[name]}warm`, WARMUP)
+      templates ??= warm.requests
+      payloads ??= warm.payloads
+      await clicker.clickAll(urls[name], warm.requests)
+      for (const r of await Promise.all(warm.answers))
+        if (r.status !== 200) throw new Error(`warm-up ask ${r.callId} on ${name}: ${r.status}`)
+    }
     for (const name of ['bolt', 'chat']) await clicker.clickAll(urls[name], templates)
+    await fetch(`${servers.bolt.url}/listened`).then((res) => res.arrayBuffer())
 
     const perRound = Math.ceil(CLICKS / ROUNDS)
-    const latencies = { askbridge: [], bolt: [], chat: [] }
-    // Each round's latencies by server, for the bootstrap: a round's three turns are minutes apart
-    // from the next round's, seconds apart from each other, so rounds are resampled whole.
+    const latencies = Object.fromEntries(names.map((name) => [name, []]))
+    // Click → the waiting agent has the answer (askbridge), click → the listener runs (Bolt).
+    const toAnswer = { askbridge: [], 'askbridge-pg': [], bolt: [] }
+    // Each round's latencies by server, for the bootstrap: a round's turns are minutes apart from
+    // the next round's, seconds apart from each other, so rounds are resampled whole.
     const byRound = []
-    const failed = { askbridge: 0, bolt: 0, chat: 0 }
-    const cpu = { askbridge: 0, bolt: 0, chat: 0 }
+    const failed = Object.fromEntries(names.map((name) => [name, 0]))
+    const cpu = Object.fromEntries(names.map((name) => [name, 0]))
     let answered = 0
     let wrong = 0
     for (let round = 0; round < ROUNDS; round++) {
       // Cards for this round first, so posting them is not measured.
-      const cards = await openCards(fake, servers.askbridge.url, `r${round}`, perRound)
+      const cards = {}
+      for (const name of bridges)
+        cards[name] = await openCards(fake, servers[name].url, `${prefix[name]}r${round}`, perRound)
+      const bolt = boltClicks(payloads, perRound)
       const order = names.map((_, i) => names[(i + round) % names.length])
       const thisRound = {}
       byRound.push(thisRound)
       for (const name of order) {
-        const requests =
-          name === 'askbridge'
-            ? cards.requests
+        const requests = cards[name]
+          ? cards[name].requests
+          : name === 'bolt'
+            ? bolt.requests
             : Array.from({ length: perRound }, (_, i) => templates[i % templates.length])
         const cpuBefore = loopCpuMs(servers[name].pid)
         const result = await clicker.clickAll(urls[name], requests)
@@ -214,29 +270,55 @@ export default async function click({ dir, log }) {
         latencies[name].push(...result.latencies)
         thisRound[name] = result.latencies
         failed[name] += result.failed
-        if (name === 'askbridge') {
+        if (cards[name]) {
           // The round's answers are back before the next server's turn.
-          for (const r of await Promise.all(cards.answers)) {
+          const answers = await Promise.all(cards[name].answers)
+          for (const r of answers) {
             if (r.status === 200 && r.body.answers?.[0]?.selected?.[0] === 'Yes') answered++
             else wrong++
           }
+          const times = sinceSent(
+            result.sent,
+            answers.map((r) => r.at),
+          )
+          toAnswer[name].push(...times)
+          thisRound[`${name}:answer`] = times
           // askbridge's own work after its acks (every card updated to its answer) is done before
           // the next server's turn, so it is not timed as theirs.
           await until(
-            () => cards.callIds.every((id) => fake.liveActionIds(id).length === 0),
+            () => cards[name].callIds.every((id) => fake.liveActionIds(id).length === 0),
             'the answered cards updated',
           )
+        }
+        if (name === 'bolt') {
+          const listened = await (await fetch(`${servers.bolt.url}/listened`)).json()
+          const times = sinceSent(
+            result.sent,
+            bolt.actionTs.map((ts) => listened[ts]),
+          )
+          toAnswer.bolt.push(...times)
+          thisRound['bolt:answer'] = times
         }
       }
       log(`round ${round + 1}/${ROUNDS}: ${order.join(', ')}`)
     }
 
     const stats = Object.fromEntries(names.map((name) => [name, summarize(latencies[name])]))
+    const answerStats = Object.fromEntries(Object.entries(toAnswer).map(([k, v]) => [k, summarize(v)]))
     const ratio = (name, key) => stats[name][key] / stats.bolt[key]
+    const answerRatio = (name, key) => answerStats[name][key] / answerStats.bolt[key]
     const goalRatio = ratio('askbridge', 'p99')
-    const interval = (name) => bootstrapRatio(byRound, name, 'bolt')
+    const goalAnswer = answerRatio('askbridge', 'p99')
+    const pgRatio = answerStats['askbridge-pg'].p99 / answerStats.askbridge.p99
+    const interval = (name, base = 'bolt') => bootstrapRatio(byRound, name, base)
+    const label = {
+      askbridge: 'askbridge serve, SQLite',
+      'askbridge-pg': 'askbridge serve, PostgreSQL (one replica)',
+      bolt: 'bare Bolt App',
+      chat: 'Chat SDK',
+    }
     const rows = names.map((name) => [
-      name === 'askbridge' ? 'askbridge serve' : name === 'bolt' ? 'bare Bolt App' : 'Chat SDK',
+      label[name],
       stats[name].n,
       failed[name],
       fmt(stats[name].p50),
@@ -247,28 +329,50 @@ export default async function click({ dir, log }) {
       name === 'bolt' ? '' : interval(name),
       fmt(cpu[name] / stats[name].n),
     ])
+    const answerRows = ['askbridge', 'askbridge-pg', 'bolt'].map((name) => [
+      name === 'bolt'
+        ? 'bare Bolt App: click → its listener runs'
+        : `${label[name]}: click → the agent has the answer`,
+      answerStats[name].n,
+      fmt(answerStats[name].p50),
+      fmt(answerStats[name].p99),
+      fmt(answerStats[name].max),
+      `${answerRatio(name, 'p99').toFixed(2)}×`,
+      name === 'bolt' ? '' : interval(`${name}:answer`, 'bolt:answer'),
+    ])
     const markdown = `${CLICKS} signed \`block_actions\` clicks per server, ${CONCURRENCY} at a time over HTTP keep-alive,
-in ${ROUNDS} rounds whose order rotates (askbridge, Bolt, Chat SDK; then Bolt, Chat SDK, askbridge; …) after
-${WARMUP} warm-up clicks each; short rounds, so a noisy moment of this shared machine falls on every server
-alike. Latency is from sending the signed request to reading the whole ack.
-askbridge is \`askbridge serve\` (the CLI, Slack HTTP mode, SQLite with the default durability), and each
-click answers an open blocking ask on its card: the ack comes once the answer is durable. The bare Bolt
-App (\`@slack/bolt\` HTTP receiver, one listener that acks) and the Chat SDK (\`chat\` +
+in ${ROUNDS} rounds whose order rotates (askbridge on SQLite, askbridge on PostgreSQL, Bolt, Chat SDK; then
+the same shifted by one; …) after ${WARMUP} warm-up clicks each; short rounds, so a noisy moment of this
+shared machine falls on every server alike. The ack is timed from sending the signed request to reading
+the whole ack.
+askbridge is \`askbridge serve\` (the CLI, Slack HTTP mode), once on a SQLite file with the default
+durability and once on PostgreSQL (one replica, a schema of its own on the local server), and each click
+answers an open blocking \`POST /v1/ask\` on its card: the ack comes once the answer is durable. The bare
+Bolt App (\`@slack/bolt\` HTTP receiver, one listener that acks) and the Chat SDK (\`chat\` +
 \`@chat-adapter/slack\`, in-memory state, one \`onAction\` handler, behind a \`node:http\` server) get the
 same signed payloads and only acknowledge. Every server is its own process, and so is the clicker
 (bench/click-clicker.js): the fake Slack, which also serves askbridge's card updates, runs in the bench
 process, and a clicker sharing its event loop would count the fake's work as the server's. The cards
 are spread over ${CHANNELS} channels and the fake's rate limits are off here (posting is measured in the
-burst section), so the cards a round clicks are up before it starts, and after askbridge's turn the
+post section), so the cards a round clicks are up before it starts, and after askbridge's turn the
 next server waits until every answered card shows its answer (askbridge's work after the ack is not
 timed as the next server's).
 
-${table(['server', 'clicks', 'non-200', 'p50 ms', 'p99 ms', 'max ms', 'p50 / Bolt', 'p99 / Bolt', 'p99 / Bolt, 90% interval', 'loop CPU ms / click'], rows)}
+${table(['server', 'clicks', 'non-200', 'ack p50 ms', 'ack p99 ms', 'max ms', 'p50 / Bolt', 'p99 / Bolt', 'p99 / Bolt, 90% interval', 'loop CPU ms / click'], rows)}
+
+What the agent waits for, in the same rounds: from the clicker sending the click to the bench process
+(the agent) having read the whole answer of its blocking \`POST /v1/ask\`, beside the bare Bolt App's
+click → its listener starting (Bolt's listener is where an app would start handing the answer on). Both
+are read on the machine's monotonic clock, which the clicker, the agent and the Bolt process share.
+
+${table(['what', 'clicks', 'p50 ms', 'p99 ms', 'max ms', 'p99 / Bolt', 'p99 / Bolt, 90% interval'], answerRows)}
+
+PostgreSQL's click → answer p99 is ${pgRatio.toFixed(2)}× SQLite's (90% interval ${interval('askbridge-pg:answer', 'askbridge:answer')}).
 
 The interval says how far a p99 ratio moves with the luck of the run: ${RESAMPLES} bootstrap
 resamples of the ${ROUNDS} rounds (drawn whole, with replacement, the same rounds for both servers),
-the ratio of the p99s in each, and the 5th and 95th percentiles of those ratios. The goal is judged
-on the measured ratio, not on the interval.
+the ratio of the p99s in each, and the 5th and 95th percentiles of those ratios. The goals are judged
+on the measured ratios, not on the intervals.
 
 Loop CPU is the time the server's main thread (its event loop, which reads every click) ran on a
 core during its rounds, from Linux's /proc/PID/schedstat, divided by its clicks: askbridge's
@@ -279,9 +383,19 @@ askbridge asks answered by these clicks: ${answered} with the clicked option, ${
       markdown,
       goals: [
         {
-          goal: `click p99 ≤ ${GOAL_RATIO}× bare Bolt's p99, same run`,
+          goal: `click ack p99 ≤ ${GOAL_RATIO}× bare Bolt's ack p99, same run`,
           figure: `${fmt(stats.askbridge.p99)} ms vs ${fmt(stats.bolt.p99)} ms: ${goalRatio.toFixed(2)}× (90% interval ${interval('askbridge')}; Chat SDK ${ratio('chat', 'p99').toFixed(2)}×)`,
           pass: goalRatio <= GOAL_RATIO && failed.askbridge === 0 && wrong === 0,
+        },
+        {
+          goal: `click → answer to the agent p99 ≤ ${GOAL_RATIO}× Bolt's click → listener p99 (SQLite)`,
+          figure: `${fmt(answerStats.askbridge.p99)} ms vs ${fmt(answerStats.bolt.p99)} ms: ${goalAnswer.toFixed(2)}× (90% interval ${interval('askbridge:answer', 'bolt:answer')})`,
+          pass: goalAnswer <= GOAL_RATIO && answerStats.askbridge.n === answerStats.bolt.n,
+        },
+        {
+          goal: `PostgreSQL (one replica): click → answer p99 ≤ ${GOAL_PG_RATIO}× SQLite's`,
+          figure: `${fmt(answerStats['askbridge-pg'].p99)} ms vs ${fmt(answerStats.askbridge.p99)} ms: ${pgRatio.toFixed(2)}×`,
+          pass: pgRatio <= GOAL_PG_RATIO && failed['askbridge-pg'] === 0,
         },
       ],
     }
@@ -289,5 +403,6 @@ askbridge asks answered by these clicks: ${answered} with the clicked option, ${
     clicker.stop()
     for (const server of Object.values(servers)) await server.stop()
     await fake.close()
+    await schema.drop()
   }
 }

@@ -31,6 +31,12 @@ export function fmt(n) {
 
 export const mib = (bytes) => bytes / 1024 / 1024
 
+/**
+ * The machine's monotonic clock in ms (Linux CLOCK_MONOTONIC through libuv): one clock for every
+ * process, so a click sent by one and an answer read by another can be subtracted.
+ */
+export const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6
+
 export function machine() {
   return `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`
 }

@@ -6,7 +6,7 @@ import { fmt, mib, pool, rssOf, sleep, startServe, summarize, table } from './li
 
 const OPEN = Number(process.env.BENCH_OPEN_ASKS ?? 10_000)
 const PROBES = Number(process.env.BENCH_OPEN_PROBES ?? 300)
-const GOAL_MIB = 300
+const GOAL_MIB = 128
 const CONCURRENCY = 16
 const question = (i) => ({
   id: 'go',

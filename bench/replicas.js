@@ -104,8 +104,8 @@ async function cycle(fake, cardOf, asker, clicker, i) {
   return { callId, latency: answer.at - sent, sent, acked, answered: answer.at }
 }
 
-/** A fresh schema of its own, dropped afterwards. */
-async function pgSchema(name) {
+/** A fresh schema of its own, dropped afterwards (the click section uses it too). */
+export async function pgSchema(name) {
   const admin = new pg.Pool({ connectionString: PG_URL, max: 2 })
   const schema = `bench_${name}_${process.pid}`
   await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)

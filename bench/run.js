@@ -17,7 +17,17 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { machine } from './lib.js'
 
-const SECTIONS = ['click', 'calls', 'burst', 'history', 'open-asks', 'replicas', 'service']
+const SECTIONS = [
+  'click',
+  'calls',
+  'burst',
+  'post',
+  'history',
+  'open-asks',
+  'replicas',
+  'capacity',
+  'service',
+]
 const DOC = new URL('../docs/benchmarks.md', import.meta.url)
 
 const wanted = process.argv.slice(2)

@@ -1,5 +1,5 @@
 import type { CardState } from '../card/types.js'
-import type { AuditEntry, CallKey, Store, VersionedCard } from '../store/types.js'
+import type { AuditEntry, CallKey, CallStep, Store, VersionedCard } from '../store/types.js'
 
 /** How many times a compare-and-set is retried when someone else changed the card in between. */
 const CAS_ATTEMPTS = 20
@@ -10,7 +10,15 @@ const CAS_ATTEMPTS = 20
  */
 export type CasStep<T> =
   | { done: T }
-  | { write: CardState; audit?: AuditEntry[]; after: (version: number) => T | Promise<T> }
+  | {
+      write: CardState
+      audit?: AuditEntry[]
+      /** Decided on the card's call in the same commit (see `Store.casCard`). */
+      call?: CallStep
+      /** The step's result when `call` refused it (threw); undefined: the error stands. */
+      refused?: (error: unknown) => Promise<T> | undefined
+      after: (version: number) => T | Promise<T>
+    }
 
 /**
  * The one compare-and-set loop over a card: read it, decide, write only if nobody changed it
@@ -29,7 +37,14 @@ export async function compareAndSet<T>(
     const current = attempt === 0 && first ? first : await store.getCard<CardState>(call)
     const step = await decide(current)
     if ('done' in step) return step.done
-    const version = await store.casCard(call, current?.version ?? 0, step.write, step.audit)
+    let version: number | undefined
+    try {
+      version = await store.casCard(call, current?.version ?? 0, step.write, step.audit, step.call)
+    } catch (error) {
+      const refused = step.refused?.(error)
+      if (refused) return refused
+      throw error
+    }
     if (version !== undefined) return step.after(version)
   }
   return busy()

@@ -140,7 +140,7 @@ export class ChatAnswerer {
       adapters: this.adapters,
       holds: this.holds,
       log: this.log,
-      completed: (before, card) => delivery.completed(before, card),
+      completed: (card, queued) => delivery.completed(card, queued),
       turns,
       refresh: (key) => this.background(this.copies.refresh(key)),
     }

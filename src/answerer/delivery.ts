@@ -1,6 +1,6 @@
 import type { CardState } from '../card/types.js'
 import type { Logger } from '../log.js'
-import type { AskUserQuestionAnswer } from '../protocol/types.js'
+import type { AskUserQuestionAnswer, LateReply } from '../protocol/types.js'
 import type { UserQuestionService } from '../service/service.js'
 import { callKeyOf } from '../store/fold.js'
 import type { Holds } from './holds.js'
@@ -27,15 +27,17 @@ export class Delivery {
   }
 
   /**
-   * A card just completed (stored with its `completed` audit entry): hand the answer to the
-   * waiting ask, or queue it as a late reply.
+   * A card just completed (stored with its `completed` audit entry): a continued call's late
+   * reply was queued in that commit (`queued`), tell who follows replies; else hand the answer to
+   * the ask waiting here (none here: the ask waiting elsewhere, or re-attaching, reads the card).
    */
-  async completed(before: CardState, card: CardState): Promise<void> {
+  async completed(card: CardState, queued: LateReply | undefined): Promise<void> {
     this.deps.holds.releaseAll(callKeyOf(card))
-    const answer = card.result
-    if (!answer) return
-    if (before.status === 'open' && this.handOver(card, answer)) return
-    await this.deliverLate(card, answer)
+    if (queued) {
+      this.deps.service.emit('reply', { agentId: card.agentId, callId: card.callId, reply: queued })
+      return
+    }
+    if (card.result) this.handOver(card, card.result)
   }
 
   /** Resolve the ask waiting here with its card's answer; false when none waits here. */

@@ -3,9 +3,12 @@ import { type CardRef, refMatches } from '../card/codec.js'
 import type { CardState, Person } from '../card/types.js'
 import type { Logger } from '../log.js'
 import type { People } from '../oncall/people.js'
+import { asUserQuestionError } from '../protocol/errors.js'
+import type { LateReply } from '../protocol/types.js'
 import type { ResponderPolicy } from '../routing/policy.js'
+import { replyDecision } from '../service/replies.js'
 import { callKeyOf } from '../store/fold.js'
-import type { AuditEntry, CallKey, Store, VersionedCard } from '../store/types.js'
+import type { AuditEntry, CallKey, CallRecord, Store, StoreEvent, VersionedCard } from '../store/types.js'
 import type { ChatAdapter, InboundInteraction, InteractionOutcome } from './adapter.js'
 import { compareAndSet } from './cas.js'
 import type { Holds } from './holds.js'
@@ -22,8 +25,11 @@ export interface InteractionDeps {
   adapters: Map<string, ChatAdapter>
   holds: Holds
   log: Logger
-  /** A click completed the card (its `completed` audit entry is written): hand its answer over (see delivery.ts). */
-  completed: (before: CardState, card: CardState) => Promise<void>
+  /**
+   * A click completed the card (its `completed` audit entry is written, and `queued`, the late
+   * reply of a continued call, in the same commit): hand its answer over (see delivery.ts).
+   */
+  completed: (card: CardState, queued: LateReply | undefined) => Promise<void>
   /** When work that follows an acknowledgement may start (see turns.ts). */
   turns: Turns
   /** Bring every copy of the card up to date, after the acknowledgement. */
@@ -62,6 +68,41 @@ async function barrier(
 ): Promise<{ code: string; message: string } | undefined> {
   if (!isLive(card)) return { code: 'finished', message: finishedRefusal(card).message }
   if (!(await deps.policy.allows(card, person))) return { code: 'not-allowed', message: NOT_ALLOWED }
+  return undefined
+}
+
+const GONE_CALL = 'This question is no longer waiting for an answer.'
+const QUEUED = 'Another answer to this question already reached the agent.'
+
+/** Why a completing answer is refused by the card's call (thrown inside the card's commit). */
+class CallRefusal extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * What an answer completing a card does to its call, in the card's commit: an open call's ask
+ * takes it from the card (nothing to append); a continued call queues it as the late reply (the
+ * one rule, replies.ts), refused when a reply already waits; a finished call refuses it.
+ */
+function completionStep(
+  call: CallRecord | undefined,
+  card: CardState,
+): { events: StoreEvent[]; result: LateReply | undefined } {
+  if (!call || call.state === 'open') return { events: [], result: undefined }
+  if (call.state !== 'continued') throw new CallRefusal('finished', GONE_CALL)
+  return replyDecision(call, card.agentId, card.callId, card.result)
+}
+
+/** The refusal a completing click gets when its call said no; undefined for any other failure. */
+function completionRefusal(error: unknown): { code: string; message: string } | undefined {
+  if (error instanceof CallRefusal) return { code: error.code, message: error.message }
+  const coded = asUserQuestionError(error)
+  if (coded?.code === 'REPLY_QUEUED') return { code: 'reply-queued', message: QUEUED }
   return undefined
 }
 
@@ -142,23 +183,43 @@ export async function handleInteraction(
       if (!result.ok) return refuse(result.refusal.code, result.refusal.message, card)
       if (result.duplicate) return { done: { ok: true, card } }
       const next = result.state
+      // An answer completing the card is decided on its call in the same commit: queued as the
+      // reply of a continued call, or left to the ask waiting on an open one. Whoever got there
+      // first (an answer through the API, another surface) makes this click a refusal.
+      let queued: LateReply | undefined
+      const call = result.completed
+        ? (row: CallRecord | undefined) => {
+            const step = completionStep(row, next)
+            queued = step.result
+            return step.events
+          }
+        : undefined
       return {
         write: next,
         // The click, and the answer it completed, are recorded in the card's own commit.
         audit: result.completed ? [entry(false), completedEntry(next)] : [entry(false)],
+        ...(call
+          ? {
+              call,
+              // The call said no (see `completionStep`): this click is refused, and audited so.
+              refused: (error: unknown) => {
+                const refusal = completionRefusal(error)
+                return refusal && refuse(refusal.code, refusal.message, card).then((r) => r.done)
+              },
+            }
+          : {}),
         after: async () => {
           const type = interaction.action.type
           // A surface that renews holds (the inbox's heartbeat) gives them a lease.
           const lease = deps.adapters.get(input.interaction.actor.platform)?.holdLeaseMs
           if (type === 'hold') deps.holds.claim(next, actor, lease)
           if (type === 'release') deps.holds.release(key, actor)
-          // Stored: from here on the click is applied, whatever else fails.
-          // The answer is durable in the card, so handing it over (the answer's own commit, the
-          // reply to the agent) waits until the person's click has been acknowledged.
+          // Stored: from here on the click is applied, whatever else fails. The answer reaches the
+          // agent now, in the turn it became durable (a late reply was queued in the same commit);
+          // re-rendering the copies comes after.
           if (result.completed) {
-            void deps.turns
-              .next()
-              .then(() => deps.completed(card, next))
+            deps
+              .completed(next, queued)
               .catch((error: unknown) =>
                 deps.log.warn('answer stored but not handed over yet', { ...key, error }),
               )

@@ -1,10 +1,9 @@
 /**
  * Work that follows an acknowledgement, started when interactions pause.
  *
- * A click is acknowledged once it is durable; what follows it (handing the answer over, which is
- * the answer's own commit and the reply to the agent; re-rendering and updating every copy) is
- * real work too, and when it ran between the clicks of a burst, every later click waited behind
- * it. Here each piece of that work waits for a moment without interactions (`quietMs` since the
+ * A click is acknowledged once it is durable, and its answer reaches the agent in that same turn;
+ * what follows (re-rendering and updating every copy) is real work too, and when it ran between
+ * the clicks of a burst, every later click waited behind it. Here each piece of that work waits for a moment without interactions (`quietMs` since the
  * last one began) and then takes a turn of the event loop of its own, oldest first, one per turn.
  * Under a steady stream of interactions nothing starves: a piece that has waited `maxDeferMs` goes
  * anyway (still one per turn, so interactions read meanwhile go between them).

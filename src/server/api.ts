@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import { z } from 'zod'
+import { auditSafely } from '../answerer/interactions.js'
 import { CALL_ID_PATTERN } from '../card/codec.js'
 import type { CardState } from '../card/types.js'
 import { DEFAULT_MAX_WAITING_ASKS } from '../config/env.js'
 import type { Logger } from '../log.js'
-import { UserQuestionError } from '../protocol/errors.js'
+import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
 import type { TimedUserQuestionResult } from '../protocol/types.js'
 import type { UserQuestionService } from '../service/service.js'
 import type { CallKey, Store } from '../store/types.js'
@@ -214,7 +215,22 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
       throw new HttpError(400, 'BAD_REQUEST', 'agentId in the query and in the body differ')
     }
     const key = await resolveCall(service, params.callId ?? '', body.agentId ?? named)
-    const accepted = await service.answer(key.agentId, key.callId, { answers: body.answers })
+    // Audited like a click: accepted, or refused with its code (an answer already waits, another
+    // answer got there first).
+    const audit = (refused: boolean, code?: string) =>
+      auditSafely(
+        { store, log: deps.logger },
+        { ...key, kind: 'answer', platform: 'api', refused, ...(code ? { code } : {}) },
+      )
+    let accepted: boolean
+    try {
+      accepted = await service.answer(key.agentId, key.callId, { answers: body.answers })
+    } catch (error) {
+      const code = asUserQuestionError(error)?.code
+      if (code === 'REPLY_QUEUED') await audit(true, code)
+      throw error
+    }
+    await audit(!accepted, accepted ? undefined : 'not-continued')
     sendJson(res, 200, { accepted })
   })
 

@@ -66,8 +66,8 @@ export interface ServeOptions {
   router?: RoutesRouter
   /**
    * Several bridges on one PostgreSQL database (tests shorten these). `leaseMs`: how long a
-   * timed wait stays this bridge's without renewal (@default 10000); `intervalMs`: how often
-   * dead bridges' deadlines and missed notifications are re-checked (@default 2000).
+   * timed wait stays this bridge's without renewal (@default 3000); `intervalMs`: how often
+   * missed notifications are re-checked (@default 2000; dead bridges' deadlines every second).
    */
   replicas?: { leaseMs?: number; intervalMs?: number }
   /** How often history past ASKBRIDGE_RETENTION is pruned (tests shorten it). @default 600000 */

@@ -28,6 +28,12 @@ export interface ReplicaOptions {
    * whose notification was missed. @default 2000
    */
   intervalMs?: number
+  /**
+   * How often due deadlines of dead processes are taken over. With the store's 3 s lease, a timed
+   * wait whose process died turns pending by its deadline + 4 s. @default the lesser of 1000 and
+   * `intervalMs`
+   */
+  takeoverMs?: number
   logger?: Logger
 }
 
@@ -116,15 +122,18 @@ export function followReplicas(service: UserQuestionService, options: ReplicaOpt
     if (change.kind === 'resync') run('re-check', recheckReplies)
     else if (change.kind === 'event') run('follow-up', () => remoteEvent(change, change.type))
   })
-  const timer = setInterval(() => {
-    run('deadline takeover', takeOver)
-    run('re-check', recheckReplies)
-  }, intervalMs)
+  const timer = setInterval(() => run('re-check', recheckReplies), intervalMs)
   timer.unref()
+  const takeoverTimer = setInterval(
+    () => run('deadline takeover', takeOver),
+    options.takeoverMs ?? Math.min(1000, intervalMs),
+  )
+  takeoverTimer.unref()
 
   return () => {
     stopped = true
     clearInterval(timer)
+    clearInterval(takeoverTimer)
     unwatch()
     service.off('reply', onLocalReply)
     service.off('replyAdmitted', onLocalGone)

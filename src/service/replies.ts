@@ -2,7 +2,7 @@ import { UserQuestionError } from '../protocol/errors.js'
 import { answerSchema } from '../protocol/schemas.js'
 import type { AskUserQuestionAnswerItem, LateReply } from '../protocol/types.js'
 import { checkAnswer } from '../protocol/validate.js'
-import type { Store } from '../store/types.js'
+import type { CallRecord, Store, StoreEvent } from '../store/types.js'
 
 /** A late reply waiting for its agent to admit or discard it. */
 export interface QueuedReply {
@@ -21,28 +21,39 @@ export function queueReply(
   callId: string,
   answer: unknown,
 ): Promise<LateReply | undefined> {
-  return store.transact({ agentId, callId }, (call) => {
-    if (call?.state !== 'continued') return { events: [], result: undefined }
-    const batch = checkAnswer(call.questions, answer)
-    if (call.queuedReply) {
-      throw new UserQuestionError(
-        'REPLY_QUEUED',
-        `a reply for call "${callId}" is already waiting for the agent`,
-      )
-    }
-    const reply: LateReply = {
-      source: 'user-question-reply',
-      outcome: 'answered',
-      payload: {
-        kind: 'answer_to_pending_question',
-        tool: 'ask_user_question',
-        callId,
-        questions: call.questions,
-        answers: batch.answers,
-      },
-    }
-    return { events: [{ type: 'reply_queued', callId, agentId, reply }], result: reply }
-  })
+  return store.transact({ agentId, callId }, (call) => replyDecision(call, agentId, callId, answer))
+}
+
+/**
+ * The one decision that queues a late reply, on the call's row as a transaction read it (see
+ * `queueReply`; a card's completing click takes it in the card's own commit).
+ */
+export function replyDecision(
+  call: CallRecord | undefined,
+  agentId: string,
+  callId: string,
+  answer: unknown,
+): { events: StoreEvent[]; result: LateReply | undefined } {
+  if (call?.state !== 'continued') return { events: [], result: undefined }
+  const batch = checkAnswer(call.questions, answer)
+  if (call.queuedReply) {
+    throw new UserQuestionError(
+      'REPLY_QUEUED',
+      `a reply for call "${callId}" is already waiting for the agent`,
+    )
+  }
+  const reply: LateReply = {
+    source: 'user-question-reply',
+    outcome: 'answered',
+    payload: {
+      kind: 'answer_to_pending_question',
+      tool: 'ask_user_question',
+      callId,
+      questions: call.questions,
+      answers: batch.answers,
+    },
+  }
+  return { events: [{ type: 'reply_queued', callId, agentId, reply }], result: reply }
 }
 
 /** Late replies queued for an agent, not yet admitted or discarded, in ask order. */

@@ -19,6 +19,7 @@ import type {
   CallKey,
   CallRecord,
   CallState,
+  CallStep,
   CardFilter,
   Decision,
   ListedCard,
@@ -32,6 +33,13 @@ import type {
   VersionedCard,
 } from './types.js'
 
+/**
+ * How long a timed wait stays this process's without renewal (renewed every third of it). With
+ * the takeover pass every second (service/replicas.ts), a wait whose process died turns pending
+ * by its deadline + 4 s at the latest, as every other process sees it.
+ */
+const DEFAULT_LEASE_MS = 3000
+
 export interface PostgresStoreOptions extends PostgresPoolOptions {
   /** Clock for event timestamps and leases. @default Date.now */
   now?: () => number
@@ -40,7 +48,7 @@ export interface PostgresStoreOptions extends PostgresPoolOptions {
   /**
    * How long a timed wait stays this process's after its last renewal. Renewed every third of
    * it while the process lives; once it lapses, another process takes over the deadline.
-   * @default 10000
+   * @default 3000
    */
   leaseMs?: number
 }
@@ -77,7 +85,7 @@ export class PostgresStore implements Store {
     this.channel = channel
     this.now = options.now ?? Date.now
     this.instanceId = options.instanceId ?? randomUUID()
-    this.leaseMs = options.leaseMs ?? 10_000
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
     const where = target.redacted
     this.db = {
       query: ((text: string, values?: unknown[]) =>
@@ -304,12 +312,29 @@ export class PostgresStore implements Store {
     expectedVersion: number,
     state: T,
     audit: AuditEntry[] = [],
+    call?: CallStep,
   ): Promise<number | undefined> {
     this.check()
     // The notification rides in the write's own commit: a process waiting on this card re-reads it.
     const notify = { channel: this.channel, payload: this.note(key, 'c') }
-    const written = await writes.writeCard(this.db, key, expectedVersion, state, this.now(), audit, notify)
-    return written ? expectedVersion + 1 : undefined
+    const at = this.now()
+    if (!call) {
+      const written = await writes.writeCard(this.db, key, expectedVersion, state, at, audit, notify)
+      return written ? expectedVersion + 1 : undefined
+    }
+    // With a decision on the call: one transaction, under the call's lock (as `transact` takes it).
+    return this.tx(async (c) => {
+      await this.lock(c, key)
+      let row = await readCall(c, key)
+      if (!(await writes.writeCard(c, key, expectedVersion, state, at, audit, notify))) return undefined
+      for (const event of call(row ? structuredClone(row) : undefined)) {
+        if (event.agentId !== key.agentId || event.callId !== key.callId) {
+          throw new Error(`casCard on ${key.agentId}/${key.callId} cannot append an event for another call`)
+        }
+        row = await this.insert(c, event, row)
+      }
+      return expectedVersion + 1
+    })
   }
 
   async listCards<T>(filter: CardFilter = {}): Promise<Array<ListedCard<T>>> {

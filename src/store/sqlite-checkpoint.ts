@@ -39,6 +39,9 @@ const db = new Database(workerData.path, { fileMustExist: true })
 // A checkpoint syncs the log before copying it and the database file after.
 db.pragma('synchronous = NORMAL')
 db.pragma('busy_timeout = 0')
+// A checkpoint copies log frames to the database file and reads few pages: a small page cache,
+// not better-sqlite3's 16 MiB, which would stay resident in this thread once filled.
+db.pragma('cache_size = -256')
 parentPort.on('message', (message) => {
   if (message === 'close') {
     db.close()

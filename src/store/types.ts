@@ -140,6 +140,9 @@ export interface SessionRecord {
 /** Decide on ONE call's current row (undefined: no such call); return events for that call only. */
 export type Decision<T> = (call: CallRecord | undefined) => { events: StoreEvent[]; result: T }
 
+/** A decision on a card's call row taken in the card's own commit (see `Store.casCard`). */
+export type CallStep = (call: CallRecord | undefined) => StoreEvent[]
+
 /**
  * The durable store. Async throughout so a networked implementation (PostgreSQL, several
  * processes sharing one database) can sit behind the same interface. Calls are keyed by
@@ -176,13 +179,17 @@ export interface Store {
   /**
    * Write a card if its version is still `expectedVersion` (0: must not exist). Returns the new
    * version or undefined on conflict. `audit` entries are written in the same transaction, and
-   * only when the card is: one commit for a step (a click applied and its audit).
+   * only when the card is: one commit for a step (a click applied and its audit). `call`, when
+   * given, decides on the card's call row as that commit sees it (serialized with `transact`), and
+   * its events are appended in the same commit; if it throws, nothing is written and casCard
+   * rejects with its error (an answer completing a card and queuing its reply is one step).
    */
   casCard<T>(
     key: CallKey,
     expectedVersion: number,
     state: T,
     audit?: AuditEntry[],
+    call?: CallStep,
   ): Promise<number | undefined>
   /** Every agent's card with this callId, oldest first: resolves a component that carries a callId. */
   findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>>

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { AskUserQuestionItem, LateReply } from '../../src/protocol/types.js'
 import { PostgresStore } from '../../src/store/postgres.js'
 import { SqliteStore } from '../../src/store/sqlite.js'
-import type { CallKey, Store, StoreEvent } from '../../src/store/types.js'
+import type { CallKey, CallRecord, Store, StoreEvent } from '../../src/store/types.js'
 import { testSchema } from '../helpers/pg.js'
 import { tempDir } from '../helpers/service.js'
 
@@ -344,6 +344,45 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
     const winner = wins.findIndex((v) => v !== undefined)
     expect(wins.filter((v) => v !== undefined)).toEqual([4])
     expect((await s1.listAudit({ ...a1 })).map((e) => e.kind).slice(3)).toEqual([`won-${winner}`])
+  })
+
+  it('card compare-and-set with a call step: one commit, or nothing when the step throws', async () => {
+    const stores = [await open(), await open()]
+    const [s0, s1] = stores as [Store, Store]
+    await s0.append(asked(a1), { type: 'pending', ...a1 })
+    expect(await s0.casCard(a1, 0, { status: 'continued' })).toBe(1)
+    const queue = (reply: LateReply) => (call: CallRecord | undefined) => {
+      if (call?.queuedReply) throw new Error('queued already')
+      return [{ type: 'reply_queued' as const, ...a1, reply }]
+    }
+    // A step that throws leaves neither the card, nor its audit, nor an event.
+    const before = (await s0.events()).length
+    await expect(
+      s1.casCard(a1, 1, { status: 'answered' }, [{ ...a1, kind: 'x' }], () => {
+        throw new Error('refused')
+      }),
+    ).rejects.toThrow('refused')
+    expect((await s0.getCard(a1))?.version).toBe(1)
+    expect(await s0.listAudit({ ...a1 })).toEqual([])
+    expect((await s0.events()).length).toBe(before)
+    // A lost compare-and-set does not run the step.
+    expect(await s1.casCard(a1, 7, { status: 'answered' }, [], queue(replyOf('c1')))).toBeUndefined()
+    expect((await s0.getCall(a1))?.queuedReply).toBeUndefined()
+    // Racing steps over two handles (each its own version): one card write, one reply queued.
+    const wins = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        (stores[i % 2] as Store).casCard(a1, 1, { status: 'answered', by: i }, [], queue(replyOf('c1'))),
+      ),
+    )
+    expect(wins.filter((w) => w.status === 'fulfilled' && w.value === 2)).toHaveLength(1)
+    expect((await s1.getCall(a1))?.queuedReply).toEqual(replyOf('c1'))
+    // A reply queued first (through `transact`) refuses the card's step in its commit.
+    expect(await s0.transact(a1, () => ({ events: [{ type: 'reply_discarded', ...a1 }], result: 0 }))).toBe(0)
+    await s0.transact(a1, (call) => ({ events: queue(replyOf('c1'))(call), result: 0 }))
+    await expect(
+      s1.casCard(a1, 2, { status: 'answered', again: true }, [], queue(replyOf('c1'))),
+    ).rejects.toThrow('queued already')
+    expect((await s0.getCard(a1))?.version).toBe(2)
   })
 
   it('lists cards oldest update first, filtered by status', async () => {
