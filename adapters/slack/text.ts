@@ -45,6 +45,13 @@ export function splitMrkdwn(text: string, max: number): string[] {
     at = avoidEntityOrLink(rest, at)
     let piece = rest.slice(0, at).replace(/\s+$/, '')
     if (piece === '') {
+      // A link longer than a whole chunk cannot stay a link: it becomes its text and its URL,
+      // which are cut like any text (a cut inside `<…|…>` would leave a broken link behind).
+      const link = /^<([^|>]*)\|([^>]*)>/.exec(rest)
+      if (link) {
+        rest = `${link[2]} (${link[1]})${rest.slice(link[0].length)}`
+        continue
+      }
       piece = rest.slice(0, room)
       at = room
     }
@@ -95,6 +102,23 @@ export function truncatePlain(text: string, max: number): string {
   const code = clean.charCodeAt(cut - 1)
   if (code >= 0xd800 && code <= 0xdbff) cut--
   return `${clean.slice(0, cut)}…`
+}
+
+/**
+ * Agent text as escaped mrkdwn on one line, cut to `max` characters after escaping (an escape
+ * turns one character into up to five), with a visible `…`; never inside an entity or a
+ * surrogate pair.
+ * @example escapeMrkdwnCut('<<<<', 10) // '&lt;&lt;…'
+ */
+export function escapeMrkdwnCut(text: string, max: number): string {
+  const escaped = escapeMrkdwn(text.replace(/\s+/g, ' ').trim())
+  if (escaped.length <= max) return escaped
+  let cut = max - 1
+  const amp = escaped.lastIndexOf('&', cut - 1)
+  if (amp !== -1 && !escaped.slice(amp, cut).includes(';')) cut = amp
+  const code = escaped.charCodeAt(cut - 1)
+  if (code >= 0xd800 && code <= 0xdbff) cut--
+  return `${escaped.slice(0, cut)}…`
 }
 
 /**
