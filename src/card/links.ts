@@ -1,6 +1,6 @@
 /**
- * Where a link goes, against where its visible text says it goes. A link whose text looks like a
- * URL, a domain or an e-mail address but leads somewhere else (`[https://good.example](https://evil.example/login)`)
+ * Where a link goes, against where its visible text says it goes. A link whose text (or a word of
+ * it) looks like a URL, a domain or an e-mail address but leads somewhere else (`[https://good.example](https://evil.example/login)`)
  * is shown with its real destination after the text: `https://good.example (→ evil.example)`.
  * The markdown normaliser applies this once, so every surface shows the same thing.
  *
@@ -23,13 +23,13 @@ function parseUrl(text: string): URL | undefined {
 
 const stripDot = (host: string) => host.replace(/\.$/, '')
 
-/** A host name that reads as a domain: at least two labels and a letter-only (or punycode) top level, or an IP. */
+/** A host name that reads as a domain: at least two labels and a letter-only (or punycode) top level, or IPv6. */
 function isDomain(host: string): boolean {
   if (/^\[.*\]$/.test(host)) return true // IPv6
   const labels = stripDot(host).split('.')
   const top = labels.at(-1) ?? ''
   if (labels.length < 2 || labels.some((l) => l === '')) return false
-  return /^(?:[a-z]{2,63}|xn--[a-z0-9-]+)$/.test(top) || /^\d+$/.test(top) // IPv4 is normalised to digits
+  return /^(?:[a-z]{2,63}|xn--[a-z0-9-]+)$/.test(top)
 }
 
 /** The addresses of a mailto URL, lower case (`a@x.example,b@y.example`). */
@@ -68,8 +68,11 @@ export function claimedDestination(label: string): string | undefined {
     const host = parseUrl(text)?.hostname
     return host ? stripDot(host) : undefined
   }
-  const url = parseUrl(`http://${text.replace(/^\/\//, '')}`)
-  if (!url || !isDomain(url.hostname)) return undefined
+  const bare = text.replace(/^\/\//, '')
+  const url = parseUrl(`http://${bare}`)
+  // An IPv4 address only when written as one (the URL parser also reads `3.5` as 3.0.0.5).
+  const ipv4 = /^(?:\d{1,3}\.){3}\d{1,3}(?:[:/?#]|$)/.test(bare)
+  if (!url || !(ipv4 || isDomain(url.hostname))) return undefined
   // `name@domain` reads as an e-mail address; `user:pass@host/...` is a URL with credentials.
   if (url.username && !url.password && url.pathname === '/' && !text.includes('/'))
     return `${decodeURIComponent(url.username).toLowerCase()}@${stripDot(url.hostname)}`
@@ -78,16 +81,22 @@ export function claimedDestination(label: string): string | undefined {
 
 /**
  * What to show after a link's text so a reader sees where it really goes: the destination when
- * the text claims another one (or the URL hides credentials before its host); otherwise undefined.
+ * any word of the text claims another one (or the URL hides credentials before its host);
+ * otherwise undefined.
  * @example destinationNote('https://good.example', 'https://evil.example/login') // 'evil.example'
+ * @example destinationNote('Open good.example now', 'https://evil.example') // 'evil.example'
  */
 export function destinationNote(label: string, href: string): string | undefined {
-  const claimed = claimedDestination(label)
-  if (claimed === undefined) return undefined
+  const claims = label
+    .replace(FORMAT_CHARS, '')
+    .split(/\s+/)
+    .map(claimedDestination)
+    .filter((c) => c !== undefined)
+  if (claims.length === 0) return undefined
   const real = linkDestination(href)
   if (real === undefined) return undefined
   const url = parseUrl(href)
   const credentials =
     url !== undefined && url.protocol !== 'mailto:' && (url.username !== '' || url.password !== '')
-  return claimed !== real || credentials ? real : undefined
+  return credentials || claims.some((c) => c !== real) ? real : undefined
 }
