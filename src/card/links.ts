@@ -1,8 +1,10 @@
 /**
- * Where a link goes, against where its visible text says it goes. A link whose text (or a word of
- * it) looks like a URL, a domain or an e-mail address but leads somewhere else (`[https://good.example](https://evil.example/login)`)
- * is shown with its real destination after the text: `https://good.example (→ evil.example)`.
- * The markdown normaliser applies this once, so every surface shows the same thing.
+ * Where a link goes, against where its visible text says it goes. A link whose text names a host
+ * (a URL, a domain, an e-mail address, an IP address, anywhere in the text) other than the one it
+ * leads to (`[https://good.example](https://evil.example/login)`) is shown with its real
+ * destination after the text: `https://good.example (→ evil.example)`. So is a link whose URL
+ * hides credentials before its host, or whose text already carries an arrow. The markdown
+ * normaliser applies this once, so every surface shows the same thing.
  *
  * Hosts are compared as the URL parser gives them (lower case, IDN as punycode), so a look-alike
  * host (Cyrillic `о` for `o`) differs from the real one and shows in its `xn--` form.
@@ -10,8 +12,11 @@
 
 /** Invisible format characters (zero-width space and joiners, soft hyphen, ...): removed before judging text. */
 const FORMAT_CHARS = /\p{Cf}/gu
-/** Quotes and brackets around a URL in prose, and sentence punctuation after it. */
-const WRAPPERS = /^[<([{"'“‘«]+|[>)\]}"'”’».,;:!?]+$/gu
+/** The local part of an e-mail address (`name@`): the host is what follows it. */
+const MAIL_LOCAL = /[^\s@]+@/gu
+/** Runs of host-name characters with at least one dot (ideographic and full-width dots count as dots). */
+const HOST_RUN = /[\p{L}\p{N}\p{M}_-]+(?:[.\u3002\uFF0E\uFF61][\p{L}\p{N}\p{M}_-]+)+/gu
+const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/
 
 function parseUrl(text: string): URL | undefined {
   try {
@@ -23,80 +28,65 @@ function parseUrl(text: string): URL | undefined {
 
 const stripDot = (host: string) => host.replace(/\.$/, '')
 
-/** A host name that reads as a domain: at least two labels and a letter-only (or punycode) top level, or IPv6. */
-function isDomain(host: string): boolean {
-  if (/^\[.*\]$/.test(host)) return true // IPv6
-  const labels = stripDot(host).split('.')
+/** The host a run of text names, as the URL parser reads it, when it reads as a domain or an IPv4 address. */
+function hostOf(run: string): string | undefined {
+  const host = parseUrl(`http://${run}/`)?.hostname
+  if (!host) return undefined
+  if (IPV4.test(run)) return host
+  const labels = host.split('.')
   const top = labels.at(-1) ?? ''
-  if (labels.length < 2 || labels.some((l) => l === '')) return false
-  return /^(?:[a-z]{2,63}|xn--[a-z0-9-]+)$/.test(top)
+  return labels.length >= 2 && /^(?:[a-z]{2,63}|xn--[a-z0-9-]+)$/.test(top) ? host : undefined
 }
 
-/** The addresses of a mailto URL, lower case (`a@x.example,b@y.example`). */
-function mailAddresses(url: URL): string {
-  let path = url.pathname
-  try {
-    path = decodeURIComponent(path)
-  } catch {
-    // keep the encoded form
+/**
+ * The hosts a link's visible text names, lower case and punycoded.
+ * @example claimedHosts('https://Good.example/login and a@bank.test') // ['good.example', 'bank.test']
+ * @example claimedHosts('the runbook') // []
+ */
+export function claimedHosts(text: string): string[] {
+  const plain = text.replace(FORMAT_CHARS, '').replace(MAIL_LOCAL, ' ')
+  const hosts: string[] = []
+  for (const [run] of plain.matchAll(HOST_RUN)) {
+    const host = hostOf(run)
+    if (host !== undefined) hosts.push(host)
   }
-  return path.toLowerCase()
+  return hosts
 }
 
-/** Where a link URL (already checked to be http(s) or mailto) really goes: its host, or its addresses. */
-export function linkDestination(href: string): string | undefined {
+/**
+ * Where a link URL (already checked to be http(s) or mailto) really goes: `hosts` to compare with
+ * the text, and `shown`, what a reader is told (the host, or a mailto URL's addresses).
+ */
+function destination(href: string): { hosts: string[]; shown: string; credentials: boolean } | undefined {
   const url = parseUrl(href)
   if (!url) return undefined
-  if (url.protocol === 'mailto:') return mailAddresses(url) || undefined
-  return url.hostname ? stripDot(url.hostname) : undefined
+  if (url.protocol === 'mailto:') {
+    let addresses = url.pathname
+    try {
+      addresses = decodeURIComponent(addresses)
+    } catch {
+      // keep the encoded form
+    }
+    addresses = addresses.toLowerCase()
+    const hosts = addresses.split(',').map((a) => stripDot(a.slice(a.lastIndexOf('@') + 1).trim()))
+    return addresses ? { hosts, shown: addresses, credentials: false } : undefined
+  }
+  const host = stripDot(url.hostname)
+  return host
+    ? { hosts: [host], shown: host, credentials: url.username !== '' || url.password !== '' }
+    : undefined
 }
 
 /**
- * The host or e-mail address a link's visible text claims, when the text (one word, quotes and
- * trailing punctuation aside) looks like a URL, a domain or an e-mail address; otherwise undefined.
- * @example claimedDestination('https://Good.example/login') // 'good.example'
- * @example claimedDestination('the runbook') // undefined
- */
-export function claimedDestination(label: string): string | undefined {
-  const text = label.replace(FORMAT_CHARS, '').trim().replace(WRAPPERS, '')
-  if (text === '' || /\s/.test(text)) return undefined
-  if (/^mailto:/i.test(text)) {
-    const url = parseUrl(text)
-    return url ? mailAddresses(url) || undefined : undefined
-  }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
-    const host = parseUrl(text)?.hostname
-    return host ? stripDot(host) : undefined
-  }
-  const bare = text.replace(/^\/\//, '')
-  const url = parseUrl(`http://${bare}`)
-  // An IPv4 address only when written as one (the URL parser also reads `3.5` as 3.0.0.5).
-  const ipv4 = /^(?:\d{1,3}\.){3}\d{1,3}(?:[:/?#]|$)/.test(bare)
-  if (!url || !(ipv4 || isDomain(url.hostname))) return undefined
-  // `name@domain` reads as an e-mail address; `user:pass@host/...` is a URL with credentials.
-  if (url.username && !url.password && url.pathname === '/' && !text.includes('/'))
-    return `${decodeURIComponent(url.username).toLowerCase()}@${stripDot(url.hostname)}`
-  return stripDot(url.hostname)
-}
-
-/**
- * What to show after a link's text so a reader sees where it really goes: the destination when
- * any word of the text claims another one (or the URL hides credentials before its host);
- * otherwise undefined.
+ * What to show after a link's text so a reader sees where it really goes (see the module
+ * comment); undefined when the text tells no other story.
  * @example destinationNote('https://good.example', 'https://evil.example/login') // 'evil.example'
- * @example destinationNote('Open good.example now', 'https://evil.example') // 'evil.example'
+ * @example destinationNote('the runbook', 'https://evil.example/login') // undefined
  */
-export function destinationNote(label: string, href: string): string | undefined {
-  const claims = label
-    .replace(FORMAT_CHARS, '')
-    .split(/\s+/)
-    .map(claimedDestination)
-    .filter((c) => c !== undefined)
-  if (claims.length === 0) return undefined
-  const real = linkDestination(href)
-  if (real === undefined) return undefined
-  const url = parseUrl(href)
-  const credentials =
-    url !== undefined && url.protocol !== 'mailto:' && (url.username !== '' || url.password !== '')
-  return credentials || claims.some((c) => c !== real) ? real : undefined
+export function destinationNote(text: string, href: string): string | undefined {
+  const real = destination(href)
+  if (!real) return undefined
+  const claims = claimedHosts(text)
+  const other = claims.some((host) => !real.hosts.includes(stripDot(host)))
+  return other || text.includes('→') || (real.credentials && claims.length > 0) ? real.shown : undefined
 }
