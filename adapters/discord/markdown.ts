@@ -40,7 +40,9 @@ function phrasing(node: PhrasingContent): string {
       return '\n'
     case 'link': {
       const label = escapeInline(plainText(node).replace(/\s+/g, ' ').trim() || node.url)
-      return `[${label}](${node.url.replace(/[()<> ]/g, encodeURIComponent)})`
+      // Percent-encoded by hand: encodeURIComponent leaves `(` and `)`, and a `)` would end the link early.
+      const url = node.url.replace(/[()<>[\] ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+      return `[${label}](${url})`
     }
     default:
       return escapeInline(plainText(node))

@@ -42,7 +42,7 @@ export function splitMrkdwn(text: string, max: number): string[] {
     }
     const room = max - prefix.length - 4 // room for a closing "\n```"
     let at = pickSplit(rest, room)
-    at = avoidEntityOrLink(rest, at)
+    at = avoidEntityOrLink(rest, at, room)
     let piece = rest.slice(0, at).replace(/\s+$/, '')
     if (piece === '') {
       // A link longer than a whole chunk cannot stay a link: it becomes its text and its URL,
@@ -84,11 +84,18 @@ function pickSplit(text: string, room: number): number {
   return at
 }
 
-/** Move a split point back so it does not fall inside `&amp;`-style entities or `<…>` links. */
-function avoidEntityOrLink(text: string, at: number): number {
+/**
+ * Move a split point so it does not fall inside `&amp;`-style entities or `<…>` links: before
+ * the link, or after it when the chunk starts with it and it fits; 0 when it cannot fit at all.
+ */
+function avoidEntityOrLink(text: string, at: number, room: number): number {
   const head = text.slice(0, at)
   const lt = head.lastIndexOf('<')
-  if (lt > head.lastIndexOf('>') && lt > 0) return lt
+  if (lt > head.lastIndexOf('>')) {
+    if (lt > 0) return lt
+    const end = text.indexOf('>')
+    return end !== -1 && end < room ? end + 1 : 0
+  }
   const amp = head.lastIndexOf('&')
   if (amp > head.lastIndexOf(';') && at - amp < 6 && amp > 0) return amp
   return at

@@ -13,7 +13,7 @@
 /** Invisible format characters (zero-width space and joiners, soft hyphen, ...): removed before judging text. */
 const FORMAT_CHARS = /\p{Cf}/gu
 /** The local part of an e-mail address (`name@`): the host is what follows it. */
-const MAIL_LOCAL = /[^\s@]+@/gu
+const MAIL_LOCAL = /[\p{L}\p{N}._%+-]+@/gu
 /** Runs of host-name characters with at least one dot (ideographic and full-width dots count as dots). */
 const HOST_RUN = /[\p{L}\p{N}\p{M}_-]+(?:[.\u3002\uFF0E\uFF61][\p{L}\p{N}\p{M}_-]+)+/gu
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/
