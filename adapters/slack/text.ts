@@ -47,9 +47,9 @@ export function splitMrkdwn(text: string, max: number): string[] {
     if (piece === '') {
       // A link longer than a whole chunk cannot stay a link: it becomes its text and its URL,
       // which are cut like any text (a cut inside `<…|…>` would leave a broken link behind).
-      const link = /^<([^|>]*)\|([^>]*)>/.exec(rest)
+      const link = /^(\s*)<([^|>]*)\|([^>]*)>/.exec(rest)
       if (link) {
-        rest = `${link[2]} (${link[1]})${rest.slice(link[0].length)}`
+        rest = `${link[1]}${link[3]} (${defangBroadcasts(link[2] ?? '')})${rest.slice(link[0].length)}`
         continue
       }
       piece = rest.slice(0, room)

@@ -12,9 +12,11 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { markdownToDiscord } from '../../adapters/discord/markdown.js'
 import { cardToDiscordMessages, type DiscordMessage } from '../../adapters/discord/render.js'
+import { splitMarkdown } from '../../adapters/discord/text.js'
 import { markdownToMrkdwn } from '../../adapters/slack/markdown.js'
 import { declineModal, noticeModal, reasonModal } from '../../adapters/slack/modal.js'
 import { cardToMessages } from '../../adapters/slack/render.js'
+import { escapeMrkdwnCut, splitMrkdwn, truncateMrkdwn } from '../../adapters/slack/text.js'
 import { markdownToHtml } from '../../adapters/web/markdown.js'
 import { cardToWebView } from '../../adapters/web/view.js'
 import { newCard } from '../../src/card/apply.js'
@@ -480,6 +482,40 @@ describe('property: the markdown printers never emit agent control syntax', () =
         for (const l of htmlLinks(web)) expectHonest(l, 'web')
       }),
       { seed: SEED, numRuns: 120 },
+    )
+  })
+})
+
+describe('property: cutting to a limit never splits an escape', () => {
+  const dense = fc
+    .array(fc.oneof(fc.constantFrom(...CONTROL, '<', '&', '>', ' ', '\n'), fragment), { maxLength: 60 })
+    .map((parts) => parts.join(''))
+
+  it('Slack: every chunk and every cut is within the limit, whole entities, whole links', () => {
+    fc.assert(
+      fc.property(dense, fc.integer({ min: 18, max: 300 }), (text, max) => {
+        const mrkdwn = markdownToMrkdwn(text)
+        const chunks = splitMrkdwn(mrkdwn, max)
+        for (const chunk of [...chunks, truncateMrkdwn(mrkdwn, max), escapeMrkdwnCut(text, max)]) {
+          expect(chunk.length).toBeLessThanOrEqual(max)
+          // Every `&` starts a whole entity, so no chunk ends in (or the next starts with) half of one.
+          expect(chunk).not.toMatch(/&(?!amp;|lt;|gt;)/)
+          expectSlackSafe(chunk)
+        }
+      }),
+      { seed: SEED, numRuns: 800 },
+    )
+  })
+
+  it('Discord: every chunk of escaped markdown stays within the limit and escaped', () => {
+    fc.assert(
+      fc.property(dense, fc.integer({ min: 40, max: 300 }), (text, max) => {
+        for (const chunk of splitMarkdown(markdownToDiscord(text), max)) {
+          expect(chunk.length).toBeLessThanOrEqual(max)
+          expectDiscordSafe(chunk)
+        }
+      }),
+      { seed: SEED, numRuns: 800 },
     )
   })
 })
