@@ -124,8 +124,9 @@ function discordLinks(markdown: string | readonly string[]): ShownLink[] {
   }))
 }
 
+/** Inbox links that leave the page (footnote links `#…` stay on it). */
 function htmlLinks(html: string): ShownLink[] {
-  return [...html.matchAll(/<a href="([^"]*)"[^>]*>([\s\S]*?)<\/a>/g)].map((m) => ({
+  return [...html.matchAll(/<a href="([^"#][^"]*)"[^>]*>([\s\S]*?)<\/a>/g)].map((m) => ({
     href: decode(m[1] ?? ''),
     text: decode((m[2] ?? '').replace(/<[^>]*>/g, '')),
   }))
@@ -349,6 +350,15 @@ describe('what held, and must keep holding', () => {
     expectHtmlSafe(html)
     expect(html).toContain('&lt;script>')
   })
+
+  it('footnotes keep their page-local links, and a link inside one follows the link rule', () => {
+    const html = webOf(planCard(`Step one[^1].\n\n[^1]: See ${DECEIVE}.`))
+    expectHtmlSafe(html)
+    expect(html).toContain('href="#user-content-fn-1"')
+    const links = htmlLinks(html)
+    expect(links).toHaveLength(1)
+    for (const l of links) expectHonest(l, 'web')
+  })
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -430,7 +440,7 @@ describe('property: the markdown printers never emit agent control syntax', () =
         expectHtmlSafe(html)
         for (const l of htmlLinks(html)) expectHonest(l, 'web')
       }),
-      { seed: SEED, numRuns: 1500 },
+      { seed: SEED, numRuns: 1000 },
     )
   })
 
