@@ -92,8 +92,8 @@ function avoidEntityOrLink(text: string, at: number, room: number): number {
   const head = text.slice(0, at)
   const lt = head.lastIndexOf('<')
   if (lt > head.lastIndexOf('>')) {
-    if (lt > 0) return lt
-    const end = text.indexOf('>')
+    if (head.slice(0, lt).trim() !== '') return lt
+    const end = text.indexOf('>', lt)
     return end !== -1 && end < room ? end + 1 : 0
   }
   const amp = head.lastIndexOf('&')

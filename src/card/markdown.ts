@@ -9,8 +9,8 @@
  * once for every surface:
  * - an autolink written with a `|` (Slack's `<https://x|label>` or `<mailto:a@x|mail>` in agent
  *   text) stays the text as typed: agent text never becomes a platform's own link syntax;
- * - a link whose text looks like a URL, domain or e-mail address of another destination shows
- *   the real one after the text: `https://good.example (→ evil.example)` (see links.ts).
+ * - a link whose text names a host (URL, domain, e-mail address) other than the one it opens
+ *   shows the real one after the text: `https://good.example (→ evil.example)` (see links.ts).
  */
 import type { Nodes, Parent, PhrasingContent, Root, Table } from 'mdast'
 import { fromMarkdown } from 'mdast-util-from-markdown'

@@ -529,3 +529,13 @@ describe('property: cutting to a limit never splits an escape', () => {
     )
   })
 })
+
+describe('a link that fits stays a link across a cut', () => {
+  it('a link right after the cut point is kept whole in the next chunk, not degraded', () => {
+    // The second chunk starts with a space and the link, and the best space to cut at is inside it.
+    const link = '<https://good.example/d|the docs about this>'
+    const chunks = splitMrkdwn(`${'a'.repeat(60)} ${link}${'y'.repeat(100)}`, 70)
+    expect(chunks.some((c) => c.includes(link))).toBe(true)
+    for (const c of chunks) expectSlackSafe(c)
+  })
+})
