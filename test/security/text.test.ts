@@ -11,10 +11,12 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { markdownToDiscord } from '../../adapters/discord/markdown.js'
+import { noticeMessage as discordNotice } from '../../adapters/discord/notice.js'
 import { cardToDiscordMessages, type DiscordMessage } from '../../adapters/discord/render.js'
 import { splitMarkdown } from '../../adapters/discord/text.js'
 import { markdownToMrkdwn } from '../../adapters/slack/markdown.js'
 import { declineModal, noticeModal, reasonModal } from '../../adapters/slack/modal.js'
+import { noticeMessage as slackNotice } from '../../adapters/slack/notice.js'
 import { cardToMessages } from '../../adapters/slack/render.js'
 import { escapeMrkdwnCut, splitMrkdwn, truncateMrkdwn } from '../../adapters/slack/text.js'
 import { markdownToHtml } from '../../adapters/web/markdown.js'
@@ -166,11 +168,11 @@ function expectHonest(link: ShownLink, surface: string): void {
 // ---------------------------------------------------------------------------------------------
 // What must never appear.
 
-/** Slack: the only `<` left is the start of a link we built (`<http…|…>`, `<mailto:…|…>`). */
+/** Slack: the only `<` left starts a link or a date we built (`<http…|…>`, `<mailto:…|…>`, `<!date^…|…>`). */
 function expectSlackSafe(mrkdwn: string): void {
   for (const m of mrkdwn.matchAll(/</g)) {
     const rest = mrkdwn.slice(m.index)
-    expect(rest, mrkdwn).toMatch(/^<(?:https?|mailto):[^\s<>|]+\|[^<>]*>/)
+    expect(rest, mrkdwn).toMatch(/^<(?:(?:https?|mailto):[^\s<>|]+|!date\^\d+\^[^<>|]*)\|[^<>]*>/)
   }
   // Outside our links' URLs (Slack reads no broadcast there), no bare broadcast word.
   expect(mrkdwn.replace(/<[^<>|]*\|/g, '<|')).not.toMatch(/@(channel|here|everyone)\b/i)
@@ -492,6 +494,33 @@ describe('property: the markdown printers never emit agent control syntax', () =
         for (const l of htmlLinks(web)) expectHonest(l, 'web')
       }),
       { seed: SEED, numRuns: 120 },
+    )
+  })
+})
+
+describe('property: notices', () => {
+  it('a notice title, text and agent id reach Slack and Discord escaped, links honest', () => {
+    const long = fc.array(fragment, { minLength: 30, maxLength: 200 }).map((parts) => parts.join(''))
+    const notice = fc.record({ title: agentText, text: fc.oneof(agentText, long), agentId: agentText })
+    fc.assert(
+      fc.property(notice, ({ title, text, agentId }) => {
+        const n = { title, text, agentId: agentId || 'agent', id: 'n-1', at: 0 }
+        const slack = slackNotice(n)
+        expect(mentionsIn(slack)).toEqual([])
+        expect(
+          checkMessage({ channel: 'C1', text: slack.text, blocks: slack.blocks } as never),
+        ).toBeUndefined()
+        for (const t of slackMrkdwn(slack)) {
+          expectSlackSafe(t)
+          for (const l of slackLinks(t)) expectHonest(l, 'slack')
+        }
+        const discord = discordNotice(n)
+        expect(discord.allowed_mentions).toEqual({ parse: [] })
+        expect(validateMessage(discord)).toEqual([])
+        expectDiscordSafe(discordTexts([discord]).join('\n'))
+        for (const l of discordLinks(discordTexts([discord], true))) expectHonest(l, 'discord')
+      }),
+      { seed: SEED, numRuns: 200 },
     )
   })
 })
