@@ -11,6 +11,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { markdownToDiscord } from '../../adapters/discord/markdown.js'
+import {
+  declineModal as discordDeclineModal,
+  otherModal as discordOtherModal,
+} from '../../adapters/discord/modal.js'
 import { noticeMessage as discordNotice } from '../../adapters/discord/notice.js'
 import { cardToDiscordMessages, type DiscordMessage } from '../../adapters/discord/render.js'
 import { splitMarkdown } from '../../adapters/discord/text.js'
@@ -288,6 +292,19 @@ describe('attack rows: each failed before this change', () => {
     expect(discord).toContain('[https://good.example \\(→ evil.example\\)](https://evil.example/login)')
   })
 
+  it('a Discord modal quoting the question (a text display renders markdown) follows the link rule', () => {
+    const card = planCard('The plan.', `Approve the login change at ${DECEIVE}?`)
+    for (const modal of [discordDeclineModal(card, 0), discordOtherModal(card, 0)]) {
+      const shown = JSON.stringify(modal)
+      const texts = (modal.components as { content?: string }[]).map((c) => c.content ?? '')
+      expect(texts.join('\n')).toContain(
+        '[https://good.example \\(→ evil.example\\)](https://evil.example/login)',
+      )
+      for (const l of discordLinks(texts)) expectHonest(l, 'discord modal')
+      expectDiscordSafe(shown)
+    }
+  })
+
   it('a Slack modal quoting a question of 2,800 "<" stays within the 3,000-character section limit', () => {
     const card = newCard({
       callId: 'a-1',
@@ -489,6 +506,10 @@ describe('property: the markdown printers never emit agent control syntax', () =
         }
         expectDiscordSafe(discordTexts(discord).join('\n'))
         for (const l of discordLinks(discordTexts(discord, true))) expectHonest(l, 'discord')
+        const modal = discordOtherModal(card, 0)
+        const modalTexts = (modal.components as { content?: string }[]).map((c) => c.content ?? '')
+        expectDiscordSafe([modal.title, ...modalTexts].join('\n'))
+        for (const l of discordLinks(modalTexts)) expectHonest(l, 'discord modal')
         const web = webOf(card)
         expectHtmlSafe(web)
         for (const l of htmlLinks(web)) expectHonest(l, 'web')
