@@ -17,8 +17,12 @@ import {
 } from '../../src/card/markdown.js'
 import { escapeInline, escapeMentions } from './text.js'
 
-/** Code is shown as is; backtick runs that could close our fence are neutralised. */
-const code = (text: string) => escapeMentions(text).replace(/`/g, 'ˋ')
+/**
+ * Code is shown as is; backtick runs that could close our fence are neutralised, and `](` gets a
+ * zero-width space: should a cut ever leave code outside its fence (a quote's code block split
+ * across embeds), its text still forms no masked link.
+ */
+const code = (text: string) => escapeMentions(text).replace(/`/g, 'ˋ').replace(/\]\(/g, ']\u200b(')
 
 function inline(nodes: readonly PhrasingContent[]): string {
   return nodes.map(phrasing).join('')

@@ -573,10 +573,25 @@ describe('property: cutting to a limit never splits an escape', () => {
         for (const chunk of splitMarkdown(markdownToDiscord(text), max)) {
           expect(chunk.length).toBeLessThanOrEqual(max)
           expectDiscordSafe(chunk)
+          // A cut never reopens code as live markup: every link a chunk shows is honest.
+          for (const l of discordLinks(chunk)) expectHonest(l, 'discord chunk')
         }
       }),
       { seed: SEED, numRuns: 800 },
     )
+  })
+})
+
+describe('code cut out of its fence stays text', () => {
+  it('a quoted Discord code block split across chunks shows no live masked link', () => {
+    const md = `> \`\`\`\n> ${'x '.repeat(30)}\n> ${DECEIVE}\n> \`\`\``
+    for (const max of [60, 80, 100, 120]) {
+      for (const chunk of splitMarkdown(markdownToDiscord(md), max)) {
+        // Whatever the chunk renders as, no link in it may hide where it goes.
+        const links = [...chunk.matchAll(/\[([^\]]*)\]\(([^()\s]+)\)/g)]
+        for (const [, text = '', href = ''] of links) expectHonest({ text, href }, `discord chunk of ${max}`)
+      }
+    }
   })
 })
 
