@@ -17,8 +17,12 @@ import {
 } from '../../src/card/markdown.js'
 import { escapeInline, escapeMentions } from './text.js'
 
-/** Code is shown as is; backtick runs that could close our fence are neutralised. */
-const code = (text: string) => escapeMentions(text).replace(/`/g, 'ˋ')
+/**
+ * Code is shown as is; backtick runs that could close our fence are neutralised, and `](` gets a
+ * zero-width space: should a cut ever leave code outside its fence (a quote's code block split
+ * across embeds), its text still forms no masked link.
+ */
+const code = (text: string) => escapeMentions(text).replace(/`/g, 'ˋ').replace(/\]\(/g, ']\u200b(')
 
 function inline(nodes: readonly PhrasingContent[]): string {
   return nodes.map(phrasing).join('')
@@ -40,7 +44,9 @@ function phrasing(node: PhrasingContent): string {
       return '\n'
     case 'link': {
       const label = escapeInline(plainText(node).replace(/\s+/g, ' ').trim() || node.url)
-      return `[${label}](${node.url.replace(/[()<> ]/g, encodeURIComponent)})`
+      // Percent-encoded by hand: encodeURIComponent leaves `(` and `)`, and a `)` would end the link early.
+      const url = node.url.replace(/[()<>[\] ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+      return `[${label}](${url})`
     }
     default:
       return escapeInline(plainText(node))

@@ -12,13 +12,25 @@ import {
 import { cardRef, encodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import { DISCORD_LIMITS as L } from './limits.js'
-import { clamp, escapeMentions } from './text.js'
+import { markdownToDiscord } from './markdown.js'
+import { clamp, escapeInline, escapeMentions, splitMarkdown } from './text.js'
 
 /** The custom_id of the one text input in our modals. */
 export const MODAL_TEXT_ID = 'text'
 
 /** Question text shown in the modal; the full question stays on the card. */
 const QUESTION_PREVIEW = 1000
+
+/**
+ * The question as a modal shows it: a text display renders markdown, masked links included, so
+ * it is printed from the one parsed tree like the card (escaped, links under the core's rules)
+ * and cut like markdown (a code fence cut open would turn the code's text into live markup).
+ */
+function preview(question: string): string {
+  const [first = '', ...rest] = splitMarkdown(markdownToDiscord(question), QUESTION_PREVIEW - 2)
+  if (first === '') return escapeInline(clamp(question, QUESTION_PREVIEW / 2)) || '…' // markdown that prints nothing
+  return rest.length ? `${first} …` : first
+}
 
 /** The modal for a free-text answer ("Other…" on an option question, "Answer…" on a free-text one). */
 export function otherModal(card: CardState, qi: number): APIModalInteractionResponseCallbackData {
@@ -48,7 +60,7 @@ export function otherModal(card: CardState, qi: number): APIModalInteractionResp
     components: [
       {
         type: ComponentType.TextDisplay,
-        content: clamp(escapeMentions(question.question), QUESTION_PREVIEW),
+        content: preview(question.question),
       },
       {
         type: ComponentType.Label,
@@ -90,7 +102,7 @@ export function reasonModal(
     components: [
       {
         type: ComponentType.TextDisplay,
-        content: clamp(escapeMentions(question?.question ?? 'Approval'), QUESTION_PREVIEW),
+        content: preview(question?.question ?? 'Approval'),
       },
       optionalParagraph('Reason', 'Optional. Kept with the decision and sent to the agent.'),
     ],
@@ -107,7 +119,7 @@ export function declineModal(card: CardState, qi: number): APIModalInteractionRe
     components: [
       {
         type: ComponentType.TextDisplay,
-        content: clamp(escapeMentions(question.question), QUESTION_PREVIEW),
+        content: preview(question.question),
       },
       optionalParagraph('What should change?', 'Optional. The agent receives this as your answer.'),
     ],

@@ -23,7 +23,12 @@ export function noticeMessage(notice: Notice): DiscordMessage {
         color: INFO,
         title: clamp(escapeMentions(notice.title), L.embedTitle),
         ...(first ? { description: rest.length ? `${first} …` : first } : {}),
-        footer: { text: clamp(`${notice.agentId} · for your information, nothing to answer`, L.embedFooter) },
+        footer: {
+          text: clamp(
+            `${escapeMentions(notice.agentId)} · for your information, nothing to answer`,
+            L.embedFooter,
+          ),
+        },
         timestamp: new Date(notice.at).toISOString(),
       },
     ],

@@ -10,6 +10,7 @@
 
 import type { APIAllowedMentions, APIEmbed } from 'discord.js'
 import { cardRef } from '../../src/card/codec.js'
+import { wrapMarker } from '../../src/card/markdown.js'
 import { type StatusLine, statusText } from '../../src/card/status.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import { type CardView, cardView, type QuestionView } from '../../src/card/view.js'
@@ -156,7 +157,11 @@ function questionEmbeds(view: CardView, q: QuestionView): APIEmbed[] {
   const numbered = escapeMentions(q.number !== undefined ? `${q.number}. ${q.text}` : q.text)
   let embedTitle: string | undefined
   if (numbered.length <= L.embedTitle && !numbered.includes('\n')) embedTitle = numbered
-  else body.push(`**${numbered}**`)
+  else {
+    // In the text the question is markdown like the detail, so its links follow the same rules.
+    const text = markdownToDiscord(q.text)
+    body.push(wrapMarker('**', q.number !== undefined ? `${q.number}\\. ${text}` : text))
+  }
   if (q.detail) body.push(markdownToDiscord(q.detail))
   const list = optionsInText(q.controls)
   if (list) body.push(list)

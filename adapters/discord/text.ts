@@ -3,13 +3,21 @@ import { cleanText } from '../../src/card/text.js'
 const ZWSP = '\u200b'
 
 /**
- * Break everything in agent text that Discord would render as a mention. `allowed_mentions` already
- * stops pings; this also stops `@everyone` or `<@&role>` from *looking* like a ping.
+ * Discord's own `<…>` syntax: user, role and channel mentions (`<@1>`, `<@!1>`, `<@&1>`, `<#1>`),
+ * slash-command mentions (`</deploy:1>`), custom emoji (`<:name:1>`, `<a:name:1>`), timestamps
+ * (`<t:1:R>`) and guild links (`<id:customize>`); also after a markdown backslash (`<\#1>`).
+ */
+const DISCORD_TAG = /<(?=\\?[@#]|\/[^<>\n]{1,100}:\d|a?:\w+:\d|t:-?\d|id:)/gi
+
+/**
+ * Break everything in agent text that Discord would render as a mention or its other `<…>`
+ * syntax. `allowed_mentions` already stops pings; this also stops `@everyone` or `<@&role>` from
+ * *looking* like a ping, and `</command:id>` from being a button that fills in a command.
  */
 export function escapeMentions(text: string): string {
   return cleanText(text)
     .replace(/@(everyone|here)/gi, `@${ZWSP}$1`)
-    .replace(/<(@[!&]?|#)(\d)/g, `<${ZWSP}$1$2`)
+    .replace(DISCORD_TAG, `<${ZWSP}`)
 }
 
 /** Escape markdown and mentions, for agent text shown inline (option labels in a list, names). */

@@ -71,7 +71,7 @@ export function optionsInText(controls: readonly Control[]): string | undefined 
   if (!needed) return undefined
   return picker.options
     .map((o) => {
-      const description = o.description ? ` — ${escapeMentions(o.description)}` : ''
+      const description = o.description ? ` — ${escapeInline(o.description)}` : ''
       return `**${o.index + 1}.** ${escapeInline(o.label)}${description}`
     })
     .join('\n')

@@ -11,7 +11,7 @@ import { pickLocale } from '../../src/card/text.js'
 import type { CardState } from '../../src/card/types.js'
 import { type ModalView, type PlainText, SLACK_LIMITS } from './blocks.js'
 import { markdownToMrkdwn } from './markdown.js'
-import { escapeMrkdwn, truncateMrkdwn, truncatePlain } from './text.js'
+import { escapeMrkdwnCut, truncateMrkdwn, truncatePlain } from './text.js'
 
 /** Block and action ids of the modal inputs (what `view.state.values` is keyed by). */
 export const MODAL_INPUT = { block: 'answer', action: 'text' } as const
@@ -122,7 +122,7 @@ export function declineModal(card: CardState, channel?: string): ModalView {
         type: 'section',
         text: {
           type: 'mrkdwn',
-          text: `*${escapeMrkdwn(truncatePlain(question?.question ?? 'Plan review', 2800))}*`,
+          text: `*${escapeMrkdwnCut(question?.question ?? 'Plan review', SLACK_LIMITS.sectionText - 2)}*`,
         },
       },
       {
@@ -161,7 +161,7 @@ export function reasonModal(card: CardState, verb: 'approve' | 'reject', channel
         type: 'section',
         text: {
           type: 'mrkdwn',
-          text: `*${escapeMrkdwn(truncatePlain(question?.question ?? 'Approval', 2800))}*`,
+          text: `*${escapeMrkdwnCut(question?.question ?? 'Approval', SLACK_LIMITS.sectionText - 2)}*`,
         },
       },
       {
@@ -190,6 +190,8 @@ export function noticeModal(card: Pick<CardState, 'agentId' | 'callId'>, message
     private_metadata: encodeModalMetadata({ id: callbackId }),
     title: plain('askbridge'),
     close: plain('Close'),
-    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: escapeMrkdwn(truncatePlain(message, 2900)) } }],
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: escapeMrkdwnCut(message, SLACK_LIMITS.sectionText) } },
+    ],
   }
 }

@@ -42,9 +42,16 @@ export function splitMrkdwn(text: string, max: number): string[] {
     }
     const room = max - prefix.length - 4 // room for a closing "\n```"
     let at = pickSplit(rest, room)
-    at = avoidEntityOrLink(rest, at)
+    at = avoidEntityOrLink(rest, at, room)
     let piece = rest.slice(0, at).replace(/\s+$/, '')
     if (piece === '') {
+      // A link longer than a whole chunk cannot stay a link: it becomes its text and its URL,
+      // which are cut like any text (a cut inside `<…|…>` would leave a broken link behind).
+      const link = /^(\s*)<([^|>]*)\|([^>]*)>/.exec(rest)
+      if (link) {
+        rest = `${link[1]}${link[3]} (${defangBroadcasts(link[2] ?? '')})${rest.slice(link[0].length)}`
+        continue
+      }
       piece = rest.slice(0, room)
       at = room
     }
@@ -77,11 +84,18 @@ function pickSplit(text: string, room: number): number {
   return at
 }
 
-/** Move a split point back so it does not fall inside `&amp;`-style entities or `<…>` links. */
-function avoidEntityOrLink(text: string, at: number): number {
+/**
+ * Move a split point so it does not fall inside `&amp;`-style entities or `<…>` links: before
+ * the link, or after it when the chunk starts with it and it fits; 0 when it cannot fit at all.
+ */
+function avoidEntityOrLink(text: string, at: number, room: number): number {
   const head = text.slice(0, at)
   const lt = head.lastIndexOf('<')
-  if (lt > head.lastIndexOf('>') && lt > 0) return lt
+  if (lt > head.lastIndexOf('>')) {
+    if (head.slice(0, lt).trim() !== '') return lt
+    const end = text.indexOf('>', lt)
+    return end !== -1 && end < room ? end + 1 : 0
+  }
   const amp = head.lastIndexOf('&')
   if (amp > head.lastIndexOf(';') && at - amp < 6 && amp > 0) return amp
   return at
@@ -95,6 +109,23 @@ export function truncatePlain(text: string, max: number): string {
   const code = clean.charCodeAt(cut - 1)
   if (code >= 0xd800 && code <= 0xdbff) cut--
   return `${clean.slice(0, cut)}…`
+}
+
+/**
+ * Agent text as escaped mrkdwn on one line, cut to `max` characters after escaping (an escape
+ * turns one character into up to five), with a visible `…`; never inside an entity or a
+ * surrogate pair.
+ * @example escapeMrkdwnCut('<<<<', 10) // '&lt;&lt;…'
+ */
+export function escapeMrkdwnCut(text: string, max: number): string {
+  const escaped = escapeMrkdwn(text.replace(/\s+/g, ' ').trim())
+  if (escaped.length <= max) return escaped
+  let cut = max - 1
+  const amp = escaped.lastIndexOf('&', cut - 1)
+  if (amp !== -1 && !escaped.slice(amp, cut).includes(';')) cut = amp
+  const code = escaped.charCodeAt(cut - 1)
+  if (code >= 0xd800 && code <= 0xdbff) cut--
+  return `${escaped.slice(0, cut)}…`
 }
 
 /**

@@ -5,12 +5,18 @@
  *
  * The tree is normalised for printing: text is {@link cleanText}ed (no bidi overrides or control
  * characters), raw HTML becomes literal text, reference links are resolved, and link URLs that
- * are not http(s) or mailto lose their link.
+ * are not http(s) or mailto lose their link. Two rules decide what a reader sees of links, here
+ * once for every surface:
+ * - an autolink written with a `|` (Slack's `<https://x|label>` or `<mailto:a@x|mail>` in agent
+ *   text) stays the text as typed: agent text never becomes a platform's own link syntax;
+ * - a link whose text names a host (URL, domain, e-mail address) other than the one it opens
+ *   shows the real one after the text: `https://good.example (→ evil.example)` (see links.ts).
  */
 import type { Nodes, Parent, PhrasingContent, Root, Table } from 'mdast'
 import { fromMarkdown } from 'mdast-util-from-markdown'
 import { gfmFromMarkdown } from 'mdast-util-gfm'
 import { gfm } from 'micromark-extension-gfm'
+import { destinationNote } from './links.js'
 import { cleanText } from './text.js'
 
 export type { Nodes, PhrasingContent, Root }
@@ -65,7 +71,7 @@ export function parseMarkdown(markdown: string): Root {
   const tree: Root = PLAIN.test(clean)
     ? { type: 'root', children: [{ type: 'paragraph', children: [{ type: 'text', value: clean }] }] }
     : fromMarkdown(clean, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })
-  normalise(tree)
+  normalise(tree, clean)
   cache.set(markdown, tree)
   cachedChars += markdown.length
   while (cache.size > CACHE_ENTRIES || (cachedChars > CACHE_CHARS && cache.size > 1)) {
@@ -76,7 +82,21 @@ export function parseMarkdown(markdown: string): Root {
   return tree
 }
 
-function normalise(tree: Root): void {
+/** The source text a node was parsed from, when the parser recorded where. */
+function sourceOf(node: Nodes, source: string): string | undefined {
+  const start = node.position?.start.offset
+  const end = node.position?.end.offset
+  return start === undefined || end === undefined ? undefined : source.slice(start, end)
+}
+
+/** Append a node; text is joined to a text node right before it (one node, escaped as one). */
+function push(out: Nodes[], node: Nodes): void {
+  const last = out.at(-1)
+  if (node.type === 'text' && last?.type === 'text') last.value += node.value
+  else out.push(node)
+}
+
+function normalise(tree: Root, source: string): void {
   const definitions = new Map<string, { url: string; title?: string | null }>()
   const collect = (node: Nodes) => {
     if (node.type === 'definition')
@@ -93,7 +113,8 @@ function normalise(tree: Root): void {
         case 'html': {
           // Raw HTML is shown as typed; an HTML block becomes a paragraph of that text.
           const text = { type: 'text' as const, value: node.value }
-          out.push(
+          push(
+            out,
             parent.type === 'paragraph' || 'value' in parent ? text : { type: 'paragraph', children: [text] },
           )
           continue
@@ -104,20 +125,30 @@ function normalise(tree: Root): void {
           const label =
             node.type === 'linkReference' ? node.children : [{ type: 'text' as const, value: node.alt ?? '' }]
           if (!def) {
-            out.push({ type: 'text', value: `[${label.map(plainText).join('')}]` })
+            push(out, { type: 'text', value: `[${label.map(plainText).join('')}]` })
             continue
           }
-          out.push(linkOrText(def.url, label as PhrasingContent[]))
+          push(out, linkOrText(def.url, label as PhrasingContent[]))
           continue
         }
         case 'link': {
+          // An autolink (`<url>`, or a bare URL or address) is shown as typed when its URL is not
+          // one to follow or carries a `|`: Slack's `<url|label>` syntax is never a link.
+          const typed = sourceOf(node, source)
+          if (typed !== undefined && !typed.startsWith('[') && (typed.includes('|') || !safeUrl(node.url))) {
+            push(out, { type: 'text', value: typed })
+            continue
+          }
           const link = linkOrText(node.url, node.children)
           if (link.type === 'link') visit(link)
-          out.push(link)
+          push(out, link)
           continue
         }
         case 'image':
-          out.push(linkOrText(node.url, [{ type: 'text', value: node.alt || node.url }]))
+          push(out, linkOrText(node.url, [{ type: 'text', value: node.alt || node.url }]))
+          continue
+        case 'text':
+          push(out, { ...node })
           continue
         default:
           out.push(node)
@@ -129,11 +160,21 @@ function normalise(tree: Root): void {
   visit(tree)
 }
 
-/** A link when its URL is safe; otherwise its text followed by the URL as plain text. */
+/**
+ * A link when its URL is safe (with its real destination after the text when the text claims
+ * another one); otherwise its text followed by the URL as plain text.
+ */
 function linkOrText(url: string, children: PhrasingContent[]): PhrasingContent {
   const safe = safeUrl(url)
-  if (safe) return { type: 'link', url: safe, children }
   const label = children.map(plainText).join('')
+  if (safe) {
+    const note = destinationNote(label, safe)
+    return {
+      type: 'link',
+      url: safe,
+      children: note ? [...children, { type: 'text', value: ` (→ ${note})` }] : children,
+    }
+  }
   return { type: 'text', value: label && label !== url ? `${label} (${url})` : url }
 }
 

@@ -125,6 +125,29 @@ describe('code blocks', () => {
 })
 
 describe('links', () => {
+  it('a link whose text names its own host, or no host, is left as written', () => {
+    expect(markdownToMrkdwn('[the runbook](https://evil.example/x)')).toBe(
+      '<https://evil.example/x|the runbook>',
+    )
+    expect(markdownToMrkdwn('[wiki.example.com](https://WIKI.example.com./a)')).toBe(
+      '<https://wiki.example.com./a|wiki.example.com>',
+    )
+    expect(markdownToMrkdwn('https://a.example/b and a@b.example')).toBe(
+      '<https://a.example/b|https://a.example/b> and <mailto:a@b.example|a@b.example>',
+    )
+  })
+
+  it('a link whose text names another host carries the real one, on every surface alike', () => {
+    const md = '[docs.example.com](https://evil.example/docs)'
+    expect(markdownToMrkdwn(md)).toBe('<https://evil.example/docs|docs.example.com (→ evil.example)>')
+    expect(markdownToDiscord(md)).toBe('[docs.example.com \\(→ evil.example\\)](https://evil.example/docs)')
+    expect(markdownToHtml(md)).toContain('>docs.example.com (→ evil.example)</a>')
+  })
+
+  it('an autolink that is not a link to follow shows as typed, brackets included', () => {
+    expect(markdownToMrkdwn('see <ftp://files.example/x> now')).toBe('see &lt;ftp://files.example/x&gt; now')
+  })
+
   it('safe links are links on every surface', () => {
     expect(markdownToMrkdwn(MIGRATION_PLAN)).toContain(
       '<https://wiki.example.com/runbooks/sessions?v=2&amp;x=1|the runbook>',
