@@ -18,10 +18,20 @@ const common = {
 
 // A permission update entry, as in `permission_suggestions` (input) and `updatedPermissions`
 // (output): `type` decides the other fields; `destination` is session, localSettings,
-// projectSettings or userSettings. askbridge echoes suggestions back unchanged.
+// projectSettings or userSettings. askbridge echoes the one suggestion a person picks back
+// unchanged. A `type` this version does not know (new ones come with new Claude Code releases)
+// is read, and passed over when the card is built: never offered, never refused.
 // Source: https://code.claude.com/docs/en/hooks#permission-update-entries
+export const KNOWN_UPDATE_TYPES = [
+  'addRules',
+  'replaceRules',
+  'removeRules',
+  'setMode',
+  'addDirectories',
+  'removeDirectories',
+] as const
 export const permissionUpdateSchema = z.looseObject({
-  type: z.enum(['addRules', 'replaceRules', 'removeRules', 'setMode', 'addDirectories', 'removeDirectories']),
+  type: z.string().min(1).max(100),
   rules: z.array(z.looseObject({ toolName: z.string(), ruleContent: z.string().optional() })).optional(),
   behavior: z.enum(['allow', 'deny', 'ask']).optional(),
   destination: z.string().optional(),
@@ -86,22 +96,95 @@ export const stopSchema = z.looseObject({
   last_assistant_message: z.string().optional(),
 })
 
+// ElicitationResult input: the person's answer to an MCP form, after it was given (askbridge
+// records it in the audit log and decides nothing).
+// Source: https://code.claude.com/docs/en/hooks#elicitationresult-input
+export const elicitationResultSchema = z.looseObject({
+  ...common,
+  hook_event_name: z.literal('ElicitationResult'),
+  mcp_server_name: z.string().max(500).optional(),
+  elicitation_id: z.string().optional(),
+  mode: z.enum(['form', 'url']).optional(),
+  action: z.enum(['accept', 'decline', 'cancel']),
+  content: z.record(z.string(), z.unknown()).optional(),
+})
+
 export const hookInputSchema = z.discriminatedUnion('hook_event_name', [
   permissionRequestSchema,
   preToolUseSchema,
   elicitationHookSchema,
+  elicitationResultSchema,
   notificationSchema,
   stopSchema,
 ])
-export const HOOK_EVENTS = ['PermissionRequest', 'PreToolUse', 'Elicitation', 'Notification', 'Stop'] as const
+export const HOOK_EVENTS = [
+  'PermissionRequest',
+  'PreToolUse',
+  'Elicitation',
+  'ElicitationResult',
+  'Notification',
+  'Stop',
+] as const
+
+// Claude Code's AskUserQuestion tool input: one to four questions, each with a short header,
+// two to four options (label and description) and multiSelect; "Other" is never an option.
+// askbridge accepts one option too, and refuses duplicate question texts (the answers are keyed
+// by question text) and duplicate labels within a question.
+// Source: the AskUserQuestionInput type of @anthropic-ai/claude-agent-sdk (sdk-tools.d.ts).
+export const askUserQuestionInputSchema = z
+  .looseObject({
+    questions: z
+      .array(
+        z.looseObject({
+          question: z.string().trim().min(1).max(2_000),
+          header: z.string().max(200).optional(),
+          options: z
+            .array(
+              z.looseObject({
+                label: z.string().trim().min(1).max(500),
+                description: z.string().max(2_000).optional(),
+              }),
+            )
+            .min(1, 'each question needs at least one option')
+            .max(4, 'a question has at most four options'),
+          multiSelect: z.boolean().optional(),
+        }),
+      )
+      .min(1, 'AskUserQuestion needs at least one question')
+      .max(4, 'AskUserQuestion asks at most four questions'),
+  })
+  .superRefine((input, ctx) => {
+    const texts = input.questions.map((q) => q.question.trim())
+    const twice = texts.find((t, i) => texts.indexOf(t) !== i)
+    if (twice !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['questions'], message: `the question "${twice}" is asked twice` })
+    for (const [i, q] of input.questions.entries()) {
+      const labels = q.options.map((o) => o.label.trim())
+      const dup = labels.find((l, k) => labels.indexOf(l) !== k)
+      if (dup !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['questions', i, 'options'],
+          message: `the option "${dup}" appears twice`,
+        })
+    }
+  })
+export type AskUserQuestionInput = z.infer<typeof askUserQuestionInputSchema>
 
 // The MCP elicitation request (`elicitation/create` params, form mode): message and
 // requestedSchema. The schema's own restrictions are checked by `elicitationQuestions`.
 // Source: https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
 export const elicitRequestSchema = z.strictObject({
   message: z.string().max(10_000),
-  requestedSchema: z.unknown(),
-  mode: z.literal('form').optional(),
+  requestedSchema: z.unknown().optional(),
+  /** "url" is refused with a reason (see answerElicitation); the fields it brings are read. */
+  mode: z.enum(['form', 'url']).optional(),
+  url: z.string().optional(),
+  elicitationId: z.string().optional(),
+  /** MCP request metadata: accepted, not used. */
+  _meta: z.record(z.string(), z.unknown()).optional(),
+  /** A task-augmented request (2025-11-25): accepted; askbridge answers it directly. */
+  task: z.looseObject({ ttl: z.number().optional() }).optional(),
   /** askbridge: stop waiting after this many ms and answer `cancel`. */
   timeoutMs: z.number().int().positive().max(2_147_483_647).optional(),
   /** askbridge: an explicit route from the routes file. */
@@ -125,25 +208,34 @@ export type ElicitResult =
   | { action: 'decline' }
   | { action: 'cancel' }
 
+/** A PreToolUse decision; "ask" hands the call to Claude Code's own prompt. */
+export type PreToolUseDecision = 'allow' | 'deny' | 'ask'
+
 /**
- * What a hook answers. `{}` is "no decision": Claude Code goes on as if no hook had answered
- * (it shows its own prompt). Source: https://code.claude.com/docs/en/hooks#json-output and
+ * What a hook answers. `{}` is "no decision": Claude Code goes on as if no hook had answered.
+ * `continue: false` with `stopReason` stops the agent (the reviewer's "Reject and stop").
+ * Source: https://code.claude.com/docs/en/hooks#json-output and
  * #permissionrequest-decision-control, #pretooluse-decision-control, #elicitation-output.
  */
-export type HookOutput =
-  | Record<string, never>
-  | {
-      hookSpecificOutput:
-        | {
-            hookEventName: 'PermissionRequest'
-            decision:
-              | { behavior: 'allow'; updatedPermissions?: PermissionUpdate[] }
-              | { behavior: 'deny'; message: string }
-          }
-        | {
-            hookEventName: 'PreToolUse'
-            permissionDecision: 'allow' | 'deny'
-            permissionDecisionReason: string
-          }
-        | ({ hookEventName: 'Elicitation' } & ElicitResult)
-    }
+export interface HookOutput {
+  continue?: false
+  stopReason?: string
+  hookSpecificOutput?:
+    | {
+        hookEventName: 'PermissionRequest'
+        decision:
+          | {
+              behavior: 'allow'
+              updatedInput?: Record<string, unknown>
+              updatedPermissions?: PermissionUpdate[]
+            }
+          | { behavior: 'deny'; message: string; interrupt?: true }
+      }
+    | {
+        hookEventName: 'PreToolUse'
+        permissionDecision: PreToolUseDecision
+        permissionDecisionReason: string
+        updatedInput?: Record<string, unknown>
+      }
+    | ({ hookEventName: 'Elicitation' } & ElicitResult)
+}

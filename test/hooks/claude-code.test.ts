@@ -93,7 +93,27 @@ describe('PreToolUse', () => {
         permissionDecisionReason: 'use the release pipeline',
       },
     })
-    expect(hookOutput(plan, { kind: 'no-decision' })).toEqual({})
+  })
+
+  it('fails closed: nobody deciding answers "ask" (or "deny" when configured), never {} or allow', () => {
+    const ask = {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'ask',
+        permissionDecisionReason: 'Nobody decided in askbridge in time; asking here instead.',
+      },
+    }
+    expect(hookOutput(plan, { kind: 'no-decision' })).toEqual(ask)
+    expect(hookOutput(plan, { kind: 'cancelled' })).toEqual(ask)
+    // An answer that names no option of the card decides nothing either.
+    expect(hookOutput(plan, answered('Maybe'))).toEqual(ask)
+    expect(hookOutput(plan, { kind: 'no-decision' }, { timeoutDecision: 'deny' })).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'Nobody decided in askbridge in time; the call is refused.',
+      },
+    })
   })
 })
 
@@ -131,7 +151,7 @@ describe('Elicitation', () => {
 describe('bad hook requests are refused by name', () => {
   it('an unknown event', () => {
     expect(() => planHook({ session_id: 's', hook_event_name: 'SessionStart' })).toThrow(
-      'hook_event_name "SessionStart" is not supported (askbridge handles PermissionRequest, PreToolUse, Elicitation, Notification, Stop)',
+      'hook_event_name "SessionStart" is not supported (askbridge handles PermissionRequest, PreToolUse, Elicitation, ElicitationResult, Notification, Stop)',
     )
   })
   it('a malformed known event', () => {

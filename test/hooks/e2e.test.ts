@@ -349,7 +349,7 @@ describe('bad hook requests', () => {
         name: 'HttpError',
         code: 'UNSUPPORTED_HOOK',
         message:
-          'hook_event_name "SessionStart" is not supported (askbridge handles PermissionRequest, PreToolUse, Elicitation, Notification, Stop)',
+          'hook_event_name "SessionStart" is not supported (askbridge handles PermissionRequest, PreToolUse, Elicitation, ElicitationResult, Notification, Stop)',
       },
     })
     const nested = fixture('elicitation-form')
@@ -627,15 +627,28 @@ describe('every event, action, hook and surface', () => {
     })
   }
 
-  it.each(['permission-request-bash', 'pre-tool-use-bash', 'elicitation-form'])(
-    '%s: nobody decides before the hook timeout -> {} through both hooks',
-    async (name) => {
+  it.each([
+    ['permission-request-bash', {}],
+    ['elicitation-form', {}],
+    [
+      'pre-tool-use-bash',
+      {
+        hookSpecificOutput: {
+          hookEventName: 'PreToolUse',
+          permissionDecision: 'ask',
+          permissionDecisionReason: 'Nobody decided in askbridge in time; asking here instead.',
+        },
+      },
+    ],
+  ])(
+    '%s: nobody decides before the hook timeout -> no decision (PreToolUse: ask) through both hooks',
+    async (name, expected) => {
       const viaHttp = run('http', fixture(name), 2)
       await nextCard()
       const viaCommand = run('command', fixture(name), 2)
       await nextCard()
-      expect(await viaHttp).toEqual({})
-      expect(await viaCommand).toEqual({})
+      expect(await viaHttp).toEqual(expected)
+      expect(await viaCommand).toEqual(expected)
     },
   )
 
