@@ -9,7 +9,7 @@ import { z } from 'zod'
 // Source: https://code.claude.com/docs/en/hooks#common-input-fields
 const common = {
   session_id: z.string().min(1).max(200),
-  transcript_path: z.string().optional(),
+  transcript_path: z.string().nullable().optional(),
   cwd: z.string().optional(),
   permission_mode: z.string().optional(),
   agent_id: z.string().optional(),

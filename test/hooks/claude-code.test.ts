@@ -226,3 +226,94 @@ describe('tool input for a person', () => {
     )
   })
 })
+
+describe('cards askbridge builds from Claude Code tools are valid protocol batches', () => {
+  it('AskUserQuestion: one card, the questions with headers, descriptions and multiSelect', () => {
+    const plan = planHook(fixture('pre-tool-use-ask-user-question'))
+    if (plan.kind !== 'questions') throw new Error('not questions')
+    checkQuestions(plan.questions)
+    checkIntents(plan.questions, false)
+    expect(plan.questions.map((q) => [q.id, q.header, q.multiSelect ?? false])).toEqual([
+      ['q1', 'Database', false],
+      ['q2', 'Features', true],
+      ['q3', 'Name', false],
+    ])
+  })
+
+  it('AskUserQuestion: a skipped question is left out of answers; all skipped is a deny', () => {
+    const plan = planHook(fixture('pre-tool-use-ask-user-question'))
+    const out = hookOutput(plan, {
+      kind: 'answered',
+      answers: [
+        { id: 'q1', selected: ['SQLite'] },
+        { id: 'q2', selected: ['Logging'], custom: 'Tracing too' },
+        { id: 'q3', selected: [] },
+      ],
+    })
+    expect(
+      (out.hookSpecificOutput as { updatedInput?: { answers?: unknown } } | undefined)?.updatedInput?.answers,
+    ).toEqual({
+      'Which database should the service use?': 'SQLite',
+      'Which features do you want to enable?': 'Logging, Tracing too',
+    })
+    expect(
+      hookOutput(plan, {
+        kind: 'answered',
+        answers: ['q1', 'q2', 'q3'].map((id) => ({ id, selected: [] })),
+      }),
+    ).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'The questions were declined in askbridge.',
+      },
+    })
+  })
+
+  it('ExitPlanMode: a plan review whose detail is the plan', () => {
+    const plan = planHook(fixture('pre-tool-use-exit-plan-mode'))
+    if (plan.kind !== 'plan') throw new Error('not a plan')
+    checkQuestions([plan.question])
+    checkIntents([plan.question], false)
+    expect(plan.question.intent).toEqual({ kind: 'plan-review', approve: 'Approve' })
+    expect(plan.question.detail).toBe(
+      (fixture('pre-tool-use-exit-plan-mode').tool_input as { plan: string }).plan,
+    )
+  })
+
+  it('a lone mode change is offered only by name; an unknown suggestion type is passed over', () => {
+    const payload = fixture('permission-request-bash')
+    payload.permission_suggestions = [
+      { type: 'setMode', mode: 'acceptEdits', destination: 'session' },
+      { type: 'addSandboxRules', rules: [], destination: 'session' },
+    ]
+    const plan = planHook(payload)
+    if (plan.kind !== 'approval') throw new Error('not an approval')
+    checkQuestions([plan.question])
+    expect(plan.question.intent).toBeUndefined()
+    expect(plan.question.options?.map((o) => o.label)).toEqual([
+      'Approve',
+      'Reject',
+      'Always approve: switch to acceptEdits mode for this session',
+    ])
+    // Plain Approve grants nothing permanent.
+    expect(hookOutput(plan, answered('Approve'))).toEqual({
+      hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } },
+    })
+  })
+
+  it('Codex: no "Always approve", no stop or edit on PermissionRequest; never ask', () => {
+    const payload = fixture('permission-request-bash')
+    const plan = planHook(payload, undefined, { client: 'codex', choices: ['stop', 'edit'] })
+    if (plan.kind !== 'approval') throw new Error('not an approval')
+    expect(plan.question.options?.map((o) => o.label)).toEqual(['Approve', 'Reject'])
+    const pre = planHook(fixture('pre-tool-use-bash'), undefined, { client: 'codex' })
+    expect(hookOutput(pre, { kind: 'no-decision' })).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'Nobody decided in askbridge in time; the call is refused.',
+      },
+    })
+  })
+})
