@@ -12,10 +12,11 @@ import { HookError } from './errors.js'
 import {
   askUserQuestionInputSchema,
   type ElicitResult,
+  type GrantableUpdate,
+  grantableUpdateSchema,
   HOOK_EVENTS,
   type HookOutput,
   hookInputSchema,
-  KNOWN_UPDATE_TYPES,
   type PermissionUpdate,
 } from './schemas.js'
 import { preview, renderTool, type WholeInput } from './tool.js'
@@ -35,7 +36,7 @@ export const EXTRA_CHOICES = ['stop', 'edit'] as const
 export type ExtraChoice = (typeof EXTRA_CHOICES)[number]
 
 /** What picking a label does. */
-type Choice = { do: 'allow' } | { do: 'deny' } | { do: 'stop' } | { do: 'always'; update: PermissionUpdate }
+type Choice = { do: 'allow' } | { do: 'deny' } | { do: 'stop' } | { do: 'always'; update: GrantableUpdate }
 
 /** What a hook request becomes. */
 export type HookPlan =
@@ -114,14 +115,15 @@ const DESTINATIONS: Record<string, string> = {
 }
 
 /** "Bash(npm run *) in .claude/settings.local.json", for the card. */
-function describeUpdate(u: PermissionUpdate): string {
-  const where = DESTINATIONS[u.destination ?? ''] ?? (u.destination ? `in ${u.destination}` : '')
-  if (u.type === 'setMode') return `switch to ${u.mode ?? 'another'} mode ${where}`.trim()
-  if (u.type === 'addDirectories') return `add ${(u.directories ?? []).join(', ')} ${where}`.trim()
-  if (u.type === 'removeDirectories') return `remove ${(u.directories ?? []).join(', ')} ${where}`.trim()
-  const rules = (u.rules ?? []).map((r) => (r.ruleContent ? `${r.toolName}(${r.ruleContent})` : r.toolName))
-  const verb = u.type === 'replaceRules' ? 'replace with' : u.type === 'removeRules' ? 'remove' : ''
-  return `${verb ? `${verb} ` : ''}${u.behavior ?? 'allow'} ${rules.join(', ')} ${where}`.trim()
+function describeUpdate(u: GrantableUpdate): string {
+  const where = DESTINATIONS[u.destination] ?? `in ${u.destination}`
+  if (u.type === 'setMode') return `switch to ${u.mode} mode ${where}`
+  if ('directories' in u) {
+    return `${u.type === 'addDirectories' ? 'add' : 'remove'} ${u.directories.join(', ')} ${where}`
+  }
+  const rules = u.rules.map((r) => (r.ruleContent ? `${r.toolName}(${r.ruleContent})` : r.toolName))
+  const verb = u.type === 'replaceRules' ? 'replace with ' : u.type === 'removeRules' ? 'remove ' : ''
+  return `${verb}${u.behavior} ${rules.join(', ')} ${where}`
 }
 
 export interface PlanOptions {
@@ -242,13 +244,15 @@ function planApproval(
   const rendered = renderTool(input.tool_name, input.tool_input, whole ? { whole } : {})
   const extras = event === 'PermissionRequest' ? dialect.permissionExtras : true
   // Only suggestions that allow, of a type this version knows; the rest are passed over.
-  const suggestions =
+  const suggestions: GrantableUpdate[] =
     event === 'PermissionRequest' && dialect.permissionExtras
-      ? (input.permission_suggestions ?? []).filter(
-          (s) =>
-            (KNOWN_UPDATE_TYPES as readonly string[]).includes(s.type) &&
-            (s.behavior === undefined || s.behavior === 'allow'),
-        )
+      ? (input.permission_suggestions ?? []).flatMap((s) => {
+          const known = grantableUpdateSchema.safeParse(s)
+          // The parsed entry has only the documented fields (an absent ruleContent stays absent).
+          return known.success && (!('behavior' in known.data) || known.data.behavior === 'allow')
+            ? [known.data as GrantableUpdate]
+            : []
+        })
       : []
   const stop = extras && extra.includes('stop')
   const canEdit = event === 'PermissionRequest' ? dialect.permissionExtras : dialect.preToolUseEdit

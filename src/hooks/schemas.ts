@@ -20,16 +20,9 @@ const common = {
 // (output): `type` decides the other fields; `destination` is session, localSettings,
 // projectSettings or userSettings. askbridge echoes the one suggestion a person picks back
 // unchanged. A `type` this version does not know (new ones come with new Claude Code releases)
-// is read, and passed over when the card is built: never offered, never refused.
+// is read, and passed over when the card is built (see grantableUpdateSchema): never offered,
+// never refused.
 // Source: https://code.claude.com/docs/en/hooks#permission-update-entries
-export const KNOWN_UPDATE_TYPES = [
-  'addRules',
-  'replaceRules',
-  'removeRules',
-  'setMode',
-  'addDirectories',
-  'removeDirectories',
-] as const
 export const permissionUpdateSchema = z.looseObject({
   type: z.string().min(1).max(100),
   rules: z.array(z.looseObject({ toolName: z.string(), ruleContent: z.string().optional() })).optional(),
@@ -39,6 +32,35 @@ export const permissionUpdateSchema = z.looseObject({
   directories: z.array(z.string()).optional(),
 })
 export type PermissionUpdate = z.infer<typeof permissionUpdateSchema>
+
+// A suggestion askbridge may grant: a known type with the fields that type needs, a documented
+// destination and behavior. Suggestions that do not read this way are passed over, never granted.
+// Source: https://code.claude.com/docs/en/hooks#permission-update-entries
+const DESTINATIONS = ['userSettings', 'projectSettings', 'localSettings', 'session', 'cliArg'] as const
+const MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk', 'auto'] as const
+const destination = z.enum(DESTINATIONS)
+const ruleUpdate = {
+  rules: z.array(z.object({ toolName: z.string(), ruleContent: z.string().optional() })),
+  behavior: z.enum(['allow', 'deny', 'ask']),
+  destination,
+}
+const directoryUpdate = { directories: z.array(z.string()), destination }
+export const grantableUpdateSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.enum(['addRules', 'replaceRules', 'removeRules']), ...ruleUpdate }),
+  z.object({ type: z.literal('setMode'), mode: z.enum(MODES), destination }),
+  z.object({ type: z.enum(['addDirectories', 'removeDirectories']), ...directoryUpdate }),
+])
+type Destination = (typeof DESTINATIONS)[number]
+/** A grantable update as Claude Code reads it (no `undefined` where a field may be absent). */
+export type GrantableUpdate =
+  | {
+      type: 'addRules' | 'replaceRules' | 'removeRules'
+      rules: Array<{ toolName: string; ruleContent?: string }>
+      behavior: 'allow' | 'deny' | 'ask'
+      destination: Destination
+    }
+  | { type: 'setMode'; mode: (typeof MODES)[number]; destination: Destination }
+  | { type: 'addDirectories' | 'removeDirectories'; directories: string[]; destination: Destination }
 
 const toolInput = z.record(z.string(), z.unknown())
 
@@ -169,7 +191,6 @@ export const askUserQuestionInputSchema = z
         })
     }
   })
-export type AskUserQuestionInput = z.infer<typeof askUserQuestionInputSchema>
 
 // The MCP elicitation request (`elicitation/create` params, form mode): message and
 // requestedSchema. The schema's own restrictions are checked by `elicitationQuestions`.
@@ -227,7 +248,7 @@ export interface HookOutput {
           | {
               behavior: 'allow'
               updatedInput?: Record<string, unknown>
-              updatedPermissions?: PermissionUpdate[]
+              updatedPermissions?: GrantableUpdate[]
             }
           | { behavior: 'deny'; message: string; interrupt?: true }
       }
