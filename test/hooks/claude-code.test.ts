@@ -1,7 +1,6 @@
 /** Hook payloads -> question batches -> exact hook output JSON (pure functions). */
 import { describe, expect, it } from 'vitest'
 import { APPROVAL, hookOutput, planHook } from '../../src/hooks/claude-code.js'
-import { RESPOND_ID } from '../../src/hooks/elicit.js'
 import { codeBlock, renderTool, TOOL_PREVIEW_CHARS } from '../../src/hooks/tool.js'
 import { checkIntents, checkQuestions } from '../../src/protocol/validate.js'
 import { fixture } from '../helpers/claude-code.js'
@@ -120,25 +119,30 @@ describe('PreToolUse', () => {
 describe('Elicitation', () => {
   const plan = planHook(fixture('elicitation-form'))
   if (plan.kind !== 'form') throw new Error('not a form')
-  it('one question per property, then Send / Decline', () => {
+  it('one question per property (the card adds Submit and Decline)', () => {
     checkQuestions(plan.form.questions)
-    expect(plan.form.questions.map((q) => q.id)).toEqual(['environment', 'notify', 'contact', RESPOND_ID])
+    expect(plan.form.questions.map((q) => q.id)).toEqual(['environment', 'notify', 'contact'])
   })
   it('accept with typed content, decline, cancel, and no decision on timeout', () => {
-    const answers = (respond: string) => [
-      { id: 'environment', selected: ['Production'] },
-      { id: 'notify', selected: ['Yes'] },
-      { id: 'contact', selected: [] },
-      { id: RESPOND_ID, selected: [respond] },
-    ]
-    expect(hookOutput(plan, { kind: 'answered', answers: answers('Send') })).toEqual({
+    expect(
+      hookOutput(plan, {
+        kind: 'answered',
+        answers: [
+          { id: 'environment', selected: ['Production'] },
+          { id: 'notify', selected: ['Yes'] },
+          { id: 'contact', selected: [] },
+        ],
+      }),
+    ).toEqual({
       hookSpecificOutput: {
         hookEventName: 'Elicitation',
         action: 'accept',
         content: { environment: 'prod', notify: true },
       },
     })
-    expect(hookOutput(plan, { kind: 'answered', answers: answers('Decline') })).toEqual({
+    // Decline leaves every field unanswered.
+    const declined = ['environment', 'notify', 'contact'].map((id) => ({ id, selected: [] }))
+    expect(hookOutput(plan, { kind: 'answered', answers: declined })).toEqual({
       hookSpecificOutput: { hookEventName: 'Elicitation', action: 'decline' },
     })
     expect(hookOutput(plan, { kind: 'cancelled' })).toEqual({

@@ -79,18 +79,22 @@ async function run(hook: Hook, payload: unknown, extra: Record<string, string> =
 }
 
 /** The next new hook card, once Slack, Discord and the inbox have posted it. */
-async function nextCard(): Promise<CardState> {
+async function nextCard(tries = 400): Promise<CardState> {
   const card = await until(async () => {
     const cards = await tb.bridge.store.listCards<CardState>()
     return cards.map((c) => c.state).find((c) => !seen.has(c.callId))
   }, 'a new hook card')
   seen.add(card.callId)
-  await until(async () => {
-    const posted = (await tb.bridge.store.listPosts(card))
-      .filter((p) => !isPostPending(p.ref))
-      .map((p) => p.platform)
-    return ['slack', 'discord', 'web'].every((p) => posted.includes(p))
-  }, 'every copy of the card')
+  await until(
+    async () => {
+      const posted = (await tb.bridge.store.listPosts(card))
+        .filter((p) => !isPostPending(p.ref))
+        .map((p) => p.platform)
+      return ['slack', 'discord', 'web'].every((p) => posted.includes(p))
+    },
+    'every copy of the card',
+    tries,
+  )
   return card
 }
 
@@ -448,4 +452,145 @@ describe('Codex (--client codex, ?client=codex)', () => {
       )
     },
   )
+})
+
+describe('MCP forms', () => {
+  it('an Elicitation Decline is one click in the inbox: decline', async () => {
+    const answer = run('http', fixture('elicitation-form'))
+    const card = await nextCard()
+    await inbox(card, { type: 'decline' })
+    expect(await answer).toEqual({ hookSpecificOutput: { hookEventName: 'Elicitation', action: 'decline' } })
+  })
+
+  it('an enum field offers only its values: no free-text Other on Slack or Discord', async () => {
+    const answer = run('command', fixture('elicitation-form'))
+    const card = await nextCard()
+    // environment (an enum) and notify (a boolean) take no typed answer; contact (a string) does.
+    for (const q of [0, 1]) {
+      const other = await idOf(card.callId, { verb: 'other', q })
+      expect(discord.messageWith(other)).toBeUndefined()
+      expect(JSON.stringify(slack.messagesOf(card.callId).map((m) => m.blocks))).not.toContain(other)
+    }
+    expect(discord.messageWith(await idOf(card.callId, { verb: 'other', q: 2 }))).toBeDefined()
+    await discordClick(card.callId, { verb: 'decline' })
+    expect(await answer).toEqual({ hookSpecificOutput: { hookEventName: 'Elicitation', action: 'decline' } })
+  })
+
+  it('POST /v1/elicit accepts _meta and task; URL mode is refused with the reason', async () => {
+    const pending = fetch(`${tb.url}/v1/elicit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        message: 'Which region?',
+        requestedSchema: {
+          type: 'object',
+          properties: { region: { type: 'string', enum: ['eu', 'us'] } },
+          required: ['region'],
+        },
+        _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't1' } },
+        task: { ttl: 60_000 },
+        agentId: 'claude-code:mcp-host',
+      }),
+    })
+    const card = await nextCard()
+    await inbox(card, { type: 'choose', questionId: 'region', label: 'us' })
+    await inbox(card, { type: 'submit' })
+    const res = await pending
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ action: 'accept', content: { region: 'us' } })
+
+    const url = await fetch(`${tb.url}/v1/elicit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        message: 'Sign in to GitHub',
+        mode: 'url',
+        url: 'https://github.com/login/oauth/authorize?client_id=x',
+        elicitationId: 'e1',
+      }),
+    })
+    expect(url.status).toBe(400)
+    expect(await url.json()).toEqual({
+      error: {
+        name: 'HttpError',
+        code: 'UNSUPPORTED_SCHEMA',
+        message:
+          'URL-mode elicitation is not supported: the person who started it must open the URL and complete it themselves, so it cannot be handed to someone in chat',
+      },
+    })
+  })
+
+  it('ElicitationResult is recorded in the audit log (field names, never values) and answered {}', async () => {
+    const before = await tb.bridge.store.listAudit({})
+    const payload = {
+      session_id: 'abc123',
+      transcript_path: '/Users/dev/.claude/projects/demo/x.jsonl',
+      cwd: '/Users/dev/demo',
+      hook_event_name: 'ElicitationResult',
+      mcp_server_name: 'deployer',
+      elicitation_id: 'el-1',
+      mode: 'form',
+      action: 'accept',
+      content: { environment: 'prod', token: 'secret-value' },
+    }
+    expect(await run('http', payload)).toEqual({})
+    expect(await run('command', payload)).toEqual({})
+    const events = (await tb.bridge.store.listAudit({})).slice(before.length)
+    const details = events.filter((e) => e.kind === 'hook').map((e) => e.detail)
+    expect(details).toEqual([
+      {
+        event: 'ElicitationResult',
+        mcp_server_name: 'deployer',
+        elicitation_id: 'el-1',
+        action: 'accept',
+        fields: ['environment', 'token'],
+      },
+      {
+        event: 'ElicitationResult',
+        mcp_server_name: 'deployer',
+        elicitation_id: 'el-1',
+        action: 'accept',
+        fields: ['environment', 'token'],
+      },
+    ])
+    expect(JSON.stringify(events)).not.toContain('secret-value')
+  })
+})
+
+describe('a payload of any size renders within every platform limit', () => {
+  it('a 400,000-character plan: posted to Slack and Discord within their limits, cut with a pointer', async () => {
+    const payload = fixture('pre-tool-use-exit-plan-mode')
+    payload.tool_input = { plan: `# Huge plan\n\n${'- step\n'.repeat(57_000)}` }
+    const answer = run('http', payload)
+    const card = await nextCard()
+    expect(discord.rejected).toEqual([])
+    expect(blocksText(slack.messagesOf(card.callId)[0]?.blocks ?? [])).toContain('more characters not shown')
+    await people.inbox.approve(card)
+    expect(await answer).toEqual(preToolUse('allow', 'Plan approved by Ada in askbridge.'))
+  })
+
+  it('AskUserQuestion at its largest (four questions, four long options each) posts everywhere', async () => {
+    const payload = fixture('pre-tool-use-ask-user-question')
+    const long = (n: number, c: string) => c.repeat(n)
+    payload.tool_input = {
+      questions: [1, 2, 3, 4].map((i) => ({
+        question: `${long(1_990, 'q')}${i}?`,
+        header: long(200, 'h'),
+        options: [1, 2, 3, 4].map((k) => ({
+          label: `${long(495, 'o')}${i}${k}`,
+          description: long(2_000, 'd'),
+        })),
+        multiSelect: i % 2 === 0,
+      })),
+    }
+    const answer = run('command', payload)
+    // A card this big is several messages on each platform: give the posts longer.
+    const card = await nextCard(2_000)
+    expect(discord.rejected).toEqual([])
+    expect(slack.messagesOf(card.callId).length).toBeGreaterThan(1)
+    await fetch(`${tb.url}/v1/questions/${card.callId}`, { method: 'DELETE' })
+    expect(await answer).toEqual(
+      preToolUse('deny', 'The question was cancelled in askbridge; nobody will answer it.'),
+    )
+  })
 })
