@@ -234,6 +234,7 @@ function planApproval(
     tool_name: string
     tool_input: Record<string, unknown>
     permission_suggestions?: PermissionUpdate[] | undefined
+    mcp_server?: { source: string } | undefined
   },
   sessionId: string,
   dialect: Dialect,
@@ -273,7 +274,11 @@ function planApproval(
     event,
     client: dialect.client,
     sessionId,
-    tool: { name: input.tool_name, input: rendered.text },
+    tool: {
+      name: input.tool_name,
+      input: rendered.text,
+      ...(input.mcp_server ? { mcpSource: input.mcp_server.source } : {}),
+    },
     toolInput: input.tool_input,
   }
   if (plain) {

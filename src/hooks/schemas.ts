@@ -63,6 +63,9 @@ export type GrantableUpdate =
   | { type: 'addDirectories' | 'removeDirectories'; directories: string[]; destination: Destination }
 
 const toolInput = z.record(z.string(), z.unknown())
+// The MCP server behind an `mcp__server__tool` call: its name and where it was configured.
+// Source: the McpServerProvenance type of @anthropic-ai/claude-agent-sdk (`mcp_server`).
+const mcpServer = z.looseObject({ name: z.string().max(500), source: z.string().max(100) }).optional()
 
 // PermissionRequest input: tool_name, tool_input, optional permission_suggestions (the "always
 // allow" choices the dialog would offer).
@@ -73,6 +76,7 @@ export const permissionRequestSchema = z.looseObject({
   tool_name: z.string().min(1).max(500),
   tool_input: toolInput,
   permission_suggestions: z.array(permissionUpdateSchema).optional(),
+  mcp_server: mcpServer,
 })
 
 // PreToolUse input: tool_name, tool_input, tool_use_id.
@@ -83,6 +87,7 @@ export const preToolUseSchema = z.looseObject({
   tool_name: z.string().min(1).max(500),
   tool_input: toolInput,
   tool_use_id: z.string().optional(),
+  mcp_server: mcpServer,
 })
 
 // Elicitation input: mcp_server_name, message, mode (form | url), url, elicitation_id,
