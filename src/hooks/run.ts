@@ -1,8 +1,8 @@
 /**
  * The one code path behind `POST /v1/hooks/claude-code`, `askbridge hook` (which posts there)
  * and `POST /v1/elicit`: plan the question, ask it, wait at most the hook's budget, and map the
- * outcome to the exact answer. Waiting never decides: when the time runs out the answer is "no
- * decision" and the cards say the agent moved on.
+ * outcome to the exact answer. Waiting never allows: when the time runs out a PreToolUse answers
+ * "ask" (or "deny"), every other event "no decision", and the cards say the agent moved on.
  */
 import { randomUUID } from 'node:crypto'
 import { within } from '../answerer/adapter.js'
