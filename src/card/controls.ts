@@ -61,7 +61,7 @@ export const CARD_WORDS = {
 } as const
 
 /** A form with fields (an MCP elicitation): Submit and Decline, each one click. */
-function isForm(card: CardState): boolean {
+export function isForm(card: CardState): boolean {
   return card.kind === 'questions' && Object.values(card.fields ?? {}).some((f) => f.kind !== 'decision')
 }
 

@@ -170,6 +170,24 @@ describe('elicitation schema table', () => {
     expect(f.questions.map((q) => q.id)).toEqual([RESPOND_ID])
     expect(f.questions[0]?.detail).toContain('**db** asks: Proceed with the migration?')
     expect(elicitationContent(f, [respond])).toEqual({})
+    expect(isDeclined([{ id: RESPOND_ID, selected: ['Decline'] }])).toBe(true)
+    expect(isDeclined([respond])).toBe(false)
+    // Its Decline is its own option: the card-wide decline is not offered, and not taken.
+    const card = newCard({
+      callId: 'c',
+      agentId: 'a',
+      questions: f.questions,
+      now: 0,
+      form: { fields: f.fields, defaults: f.defaults },
+    })
+    expect(footer(card)).toEqual([])
+    const declined = applyInteraction(card, {
+      id: 'i',
+      actor: { platform: 'web', userId: 'ann' },
+      action: { type: 'decline' },
+      at: 1,
+    })
+    expect(declined.ok).toBe(false)
   })
 })
 
