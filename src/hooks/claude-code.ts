@@ -31,6 +31,10 @@ export const CHOICES = {
 /** The plan review's labels (ExitPlanMode). */
 export const PLAN = { approve: 'Approve', keep: 'Keep planning' } as const
 
+/** The most of a suggestion an "Always approve: …" label names (the rest is in its description). */
+const LABEL_CHARS = 200
+const DESCRIPTION_CHARS = 2_000
+
 /** The reviewer choices a hook request may add (`?choices=stop,edit`, `askbridge hook --choices`). */
 export const EXTRA_CHOICES = ['stop', 'edit'] as const
 export type ExtraChoice = (typeof EXTRA_CHOICES)[number]
@@ -318,10 +322,16 @@ function planApproval(
     descriptions[CHOICES.stop] = `Refuse it and stop ${dialect.name} until someone resumes it.`
   }
   for (const s of suggestions) {
-    let label = `${CHOICES.alwaysPrefix}${describeUpdate(s)}`
-    for (let n = 2; label in choices; n++) label = `${CHOICES.alwaysPrefix}${describeUpdate(s)} (${n})`
+    // A label is the answer value: short enough for any button, distinct from every other one.
+    const text = describeUpdate(s)
+    const named = `${CHOICES.alwaysPrefix}${text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text}`
+    let label = named
+    for (let n = 2; Object.hasOwn(choices, label); n++) label = `${named} (${n})`
     choices[label] = { do: 'always', update: s }
-    descriptions[label] = 'Run it, and remember only this.'
+    descriptions[label] =
+      text.length > LABEL_CHARS
+        ? `Run it, and remember only this: ${text.slice(0, DESCRIPTION_CHARS)}`
+        : 'Run it, and remember only this.'
   }
   const otherNote = edit
     ? `**Other…**: type the ${edit === 'command' ? 'command' : 'new text'} to use instead, and it runs with your edit (Edit, then allow).`
@@ -531,7 +541,8 @@ function decide(plan: HookPlan, outcome: HookOutcome, options: OutputOptions): H
           },
         }
   }
-  const choice = plan.choices[a?.selected[0] ?? '']
+  const label = a?.selected[0] ?? ''
+  const choice = Object.hasOwn(plan.choices, label) ? plan.choices[label] : undefined
   if (!choice) return plan.event === 'PreToolUse' ? none() : {}
   const allowed = choice.do === 'allow' || choice.do === 'always'
   const message = reason || (allowed ? `Approved${by} in askbridge.` : `Rejected${by} in askbridge.`)

@@ -321,3 +321,33 @@ describe('cards askbridge builds from Claude Code tools are valid protocol batch
     })
   })
 })
+
+describe('a suggestion of any size', () => {
+  it('names a long rule in a short label, the whole rule in its description; an answer naming no option decides nothing', () => {
+    const payload = fixture('permission-request-suggestions')
+    const long = 'x'.repeat(5_000)
+    payload.permission_suggestions = [
+      {
+        type: 'addRules',
+        rules: [{ toolName: 'Bash', ruleContent: long }],
+        behavior: 'allow',
+        destination: 'session',
+      },
+      {
+        type: 'addRules',
+        rules: [{ toolName: 'Bash', ruleContent: `${long}y` }],
+        behavior: 'allow',
+        destination: 'session',
+      },
+    ]
+    const plan = planHook(payload)
+    if (plan.kind !== 'approval') throw new Error('not an approval')
+    checkQuestions([plan.question])
+    const labels = plan.question.options?.map((o) => o.label) ?? []
+    expect(labels).toHaveLength(4)
+    expect(new Set(labels).size).toBe(4)
+    expect(Math.max(...labels.map((l) => l.length))).toBeLessThanOrEqual(220)
+    expect(labels[3]?.endsWith('… (2)')).toBe(true)
+    expect(hookOutput(plan, answered('toString'))).toEqual({})
+  })
+})
