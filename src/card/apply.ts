@@ -1,5 +1,6 @@
 import { LIMITS } from '../protocol/schemas.js'
 import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../protocol/types.js'
+import { isForm } from './controls.js'
 import { checkFieldArray, checkFieldText, type FormSpec } from './fields.js'
 import type {
   ApplyResult,
@@ -223,6 +224,12 @@ export function applyInteraction(card: CardState, interaction: Interaction): App
     case 'approve':
     case 'decline': {
       const q = single
+      if (action.type === 'decline' && isForm(state)) {
+        // Declining a whole form: every field is left unanswered, and nothing is sent.
+        for (const each of state.questions)
+          state.drafts[each.id] = { selected: [], skipped: true, by: actor, at }
+        return complete()
+      }
       if (state.kind !== 'plan-review' || q?.intent?.kind !== 'plan-review') {
         return refuse('not-applicable', 'This question is not a plan review.')
       }

@@ -52,6 +52,7 @@ export const CARD_WORDS = {
   submit: 'Submit',
   hold: 'Take my time',
   decline: 'Decline with feedback…',
+  declineForm: 'Decline',
   approveWithReason: 'Approve with reason…',
   rejectWithReason: 'Reject with reason…',
   chooseOne: 'Choose…',
@@ -59,9 +60,21 @@ export const CARD_WORDS = {
   otherResponses: 'Other responses…',
 } as const
 
+/** A form with fields (an MCP elicitation): Submit and Decline, each one click. */
+export function isForm(card: CardState): boolean {
+  return card.kind === 'questions' && Object.values(card.fields ?? {}).some((f) => f.kind !== 'decision')
+}
+
+/** Form fields whose values are their options only (an enum, a boolean): no free-text Other. */
+function closedField(card: CardState, id: string): boolean {
+  const kind = card.fields?.[id]?.kind
+  return kind === 'single' || kind === 'multi' || kind === 'boolean'
+}
+
 /** Whether the card needs a Submit (batches, and a multi-select question, which never completes alone). */
 function wantsSubmit(card: CardState): boolean {
   if (card.kind !== 'questions') return false
+  if (isForm(card)) return true
   return (
     card.questions.length > 1 || card.questions.some((q) => q.multiSelect && (q.options?.length ?? 0) > 0)
   )
@@ -147,13 +160,14 @@ export function questionControls(card: CardState, index: number): Control[] {
       options,
       prompt: any ? CARD_WORDS.chooseAny : CARD_WORDS.chooseOne,
     })
-    controls.push({
-      kind: 'form',
-      ref: { verb: 'other', q: index },
-      label: CARD_WORDS.other,
-      tone: 'neutral',
-      form: 'other',
-    })
+    if (!closedField(card, q.id))
+      controls.push({
+        kind: 'form',
+        ref: { verb: 'other', q: index },
+        label: CARD_WORDS.other,
+        tone: 'neutral',
+        form: 'other',
+      })
   }
   // A required form field cannot be skipped, so it offers no Skip.
   if (card.questions.length > 1 && !card.fields?.[q.id]?.required)
@@ -170,6 +184,8 @@ export function footer(card: CardState): Control[] {
   const controls: Control[] = []
   if (wantsSubmit(card))
     controls.push({ kind: 'button', ref: { verb: 'submit' }, label: CARD_WORDS.submit, tone: 'primary' })
+  if (isForm(card))
+    controls.push({ kind: 'button', ref: { verb: 'decline' }, label: CARD_WORDS.declineForm, tone: 'danger' })
   if (card.status === 'open' && card.deadline !== undefined)
     controls.push({ kind: 'button', ref: { verb: 'hold' }, label: CARD_WORDS.hold, tone: 'neutral' })
   return controls

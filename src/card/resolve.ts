@@ -75,6 +75,8 @@ export function resolveComponent(ref: ComponentRef, input: ComponentInput, card:
     default:
       break
   }
+  // A form's Decline (one click, in the footer) names no question.
+  if (ref.verb === 'decline' && ref.q === undefined && button('decline')) return act({ type: 'decline' })
   // A plan review's decline names no question on cards posted before it did: the only one.
   const q = ref.q ?? (ref.verb === 'decline' ? 0 : undefined)
   const question = q === undefined ? undefined : card.questions[q]

@@ -216,15 +216,17 @@ export class BridgeClient {
 
   /**
    * A Claude Code hook payload for `POST /v1/hooks/claude-code`; resolves to the hook's JSON answer
-   * (`{}`: no decision). `timeoutMs` is the hook's own timeout; the bridge answers before it.
+   * (`{}`: no decision; PreToolUse fails closed). `timeoutMs` is the hook's own timeout; the bridge answers before it.
    */
   hook(
     payload: unknown,
-    options: { timeoutMs: number; route?: string },
+    options: { timeoutMs: number; route?: string; client?: string; choices?: readonly string[] },
     signal?: AbortSignal,
   ): Promise<unknown> {
     const q = new URLSearchParams({ timeout: String(Math.ceil(options.timeoutMs / 1000)) })
     if (options.route !== undefined) q.set('route', options.route)
+    if (options.client !== undefined && options.client !== 'claude-code') q.set('client', options.client)
+    if (options.choices?.length) q.set('choices', options.choices.join(','))
     return this.call('POST', `/v1/hooks/claude-code?${q}`, payload, signal)
   }
 

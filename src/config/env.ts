@@ -125,9 +125,9 @@ export const envSchema = z.object({
     v?.replace(/\/+$/, ''),
   ),
   ASKBRIDGE_MCP_TIMEOUT: seconds(50),
-  /** Hook requests that name no timeout answer "no decision" before this (milliseconds after parsing). */
+  /** Hook requests that name no timeout answer "no decision" before this (milliseconds after parsing); Claude Code's own default. */
   ASKBRIDGE_HOOK_TIMEOUT: optionalText.transform((v, ctx) => {
-    if (v === undefined) return 55_000
+    if (v === undefined) return 600_000
     const ms = /^\d+$/.test(v) ? Number(v) * 1000 : parseDuration(v)
     if (ms === undefined || ms < 1000) {
       ctx.addIssue({
@@ -138,6 +138,10 @@ export const envSchema = z.object({
     }
     return ms
   }),
+  /** What a Claude Code PreToolUse hook answers when nobody decides in time: ask (its own prompt) or deny. */
+  ASKBRIDGE_HOOK_TIMEOUT_DECISION: optionalText
+    .pipe(z.enum(['ask', 'deny']).optional())
+    .transform((v) => v ?? 'ask'),
   /** Blocking and timed asks (`POST /v1/ask`) waiting at once; more get 503 OVERLOADED. */
   ASKBRIDGE_MAX_WAITING_ASKS: optionalText.transform((v, ctx) => {
     if (v === undefined) return DEFAULT_MAX_WAITING_ASKS

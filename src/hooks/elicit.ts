@@ -116,7 +116,8 @@ function checkKeys(schema: Json, kind: keyof typeof KNOWN, path: string): void {
 
 /**
  * Turn a `requestedSchema` into questions: one per property (its name is the question id, its
- * title and description the text), plus a last "Send / Decline" question. Throws
+ * title and description the text); the card's Submit and Decline send or refuse it. A form
+ * without fields is one "Send / Decline" question. Throws
  * UNSUPPORTED_SCHEMA naming the first construct askbridge cannot render.
  */
 export function elicitationForm(requestedSchema: unknown, message: string, source?: string): ElicitationForm {
@@ -134,11 +135,8 @@ export function elicitationForm(requestedSchema: unknown, message: string, sourc
   if (!isObject(properties)) throw unsupported('properties', 'properties that are not an object')
   const required = Array.isArray(requestedSchema.required) ? requestedSchema.required : []
   const names = Object.keys(properties)
-  if (names.length > LIMITS.questionsPerBatch - 1) {
-    throw unsupported(
-      'properties',
-      `a form of ${names.length} fields (at most ${LIMITS.questionsPerBatch - 1})`,
-    )
+  if (names.length > LIMITS.questionsPerBatch) {
+    throw unsupported('properties', `a form of ${names.length} fields (at most ${LIMITS.questionsPerBatch})`)
   }
   if (names.includes(RESPOND_ID)) throw unsupported(`properties.${RESPOND_ID}`, 'this property name')
 
@@ -209,20 +207,22 @@ export function elicitationForm(requestedSchema: unknown, message: string, sourc
     if (preset) defaults[name] = preset
   }
 
-  questions.push({
-    id: RESPOND_ID,
-    header: 'Form',
-    question: 'Send this form?',
-    detail: `${intro}\n\n**${RESPOND.decline}** refuses the whole form (nothing above is sent).`,
-    options: [{ label: RESPOND.send }, { label: RESPOND.decline }],
-  })
-  fields[RESPOND_ID] = { kind: 'decision', schema: {}, required: true, decline: RESPOND.decline }
-  defaults[RESPOND_ID] = { selected: [RESPOND.send] }
-  // The first question carries the server's message too, so a reader sees it first.
-  const first = questions[0]
-  if (first && first.id !== RESPOND_ID) {
-    questions[0] = { ...first, detail: first.detail ? `${intro}\n\n${first.detail}` : intro }
+  if (questions.length === 0) {
+    // A form without fields is a yes or no: one click sends it, one click declines it.
+    questions.push({
+      id: RESPOND_ID,
+      header: 'Form',
+      question: 'Send this form?',
+      detail: intro,
+      options: [{ label: RESPOND.send }, { label: RESPOND.decline }],
+    })
+    fields[RESPOND_ID] = { kind: 'decision', schema: {}, required: true, decline: RESPOND.decline }
+    return { questions, fields, defaults }
   }
+  // The first question carries the server's message too, so a reader sees it first. The card's
+  // own Submit sends the form and its Decline refuses it (nothing is sent).
+  const first = questions[0] as AskUserQuestionItem
+  questions[0] = { ...first, detail: first.detail ? `${intro}\n\n${first.detail}` : intro }
   return { questions, fields, defaults }
 }
 
@@ -254,9 +254,14 @@ function defaultAnswer(
   }
 }
 
-/** Whether the answered form was declined with its Send / Decline question. */
+/**
+ * Whether the answered form was declined: its Decline leaves every field unanswered (Submit
+ * needs at least one answer), and a form without fields answers its Send / Decline question.
+ */
 export function isDeclined(answers: AskUserQuestionAnswerItem[]): boolean {
-  return answers.find((a) => a.id === RESPOND_ID)?.selected.includes(RESPOND.decline) ?? false
+  const respond = answers.find((a) => a.id === RESPOND_ID)
+  if (respond) return respond.selected.includes(RESPOND.decline)
+  return answers.every((a) => a.selected.length === 0 && a.custom === undefined)
 }
 
 /**

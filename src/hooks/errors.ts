@@ -1,5 +1,10 @@
 /** Why a hook request cannot become a card. HTTP answers 400 with this code; `askbridge hook` exits 1. */
-export type HookErrorCode = 'UNSUPPORTED_HOOK' | 'UNSUPPORTED_SCHEMA' | 'BAD_HOOK' | 'BAD_ANSWER'
+export type HookErrorCode =
+  | 'UNSUPPORTED_HOOK'
+  | 'UNSUPPORTED_SCHEMA'
+  | 'BAD_HOOK'
+  | 'BAD_TOOL_INPUT'
+  | 'BAD_ANSWER'
 
 export class HookError extends Error {
   override readonly name = 'HookError' as const

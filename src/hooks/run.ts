@@ -1,8 +1,8 @@
 /**
  * The one code path behind `POST /v1/hooks/claude-code`, `askbridge hook` (which posts there)
  * and `POST /v1/elicit`: plan the question, ask it, wait at most the hook's budget, and map the
- * outcome to the exact answer. Waiting never decides: when the time runs out the answer is "no
- * decision" and the cards say the agent moved on.
+ * outcome to the exact answer. Waiting never allows: when the time runs out a PreToolUse answers
+ * "ask" (or "deny"), every other event "no decision", and the cards say the agent moved on.
  */
 import { randomUUID } from 'node:crypto'
 import { within } from '../answerer/adapter.js'
@@ -14,8 +14,17 @@ import { type Logger, silentLogger } from '../log.js'
 import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionItem, ToolCallInfo } from '../protocol/types.js'
 import type { UserQuestionService } from '../service/service.js'
-import { elicitResult, type HookOutcome, hookOutput, planHook } from './claude-code.js'
+import {
+  type ExtraChoice,
+  elicitResult,
+  type HookOutcome,
+  hookOutput,
+  planHook,
+  planQuestionsOf,
+} from './claude-code.js'
+import { DIALECTS, type HookClient, type TimeoutDecision } from './dialects.js'
 import { elicitationForm } from './elicit.js'
+import { HookError } from './errors.js'
 import type { ElicitRequest, ElicitResult, HookOutput } from './schemas.js'
 
 /** What the hook path needs. */
@@ -35,6 +44,12 @@ export interface HookCallOptions {
   signal?: AbortSignal
   /** An explicit route from the routes file. */
   route?: string
+  /** The hook's dialect. @default 'claude-code' */
+  client?: HookClient
+  /** Reviewer choices beyond approve / reject / always. */
+  choices?: readonly ExtraChoice[]
+  /** What PreToolUse answers when nobody decides in time. @default 'ask' */
+  timeoutDecision?: TimeoutDecision
 }
 
 /** How long to wait for people within a hook timeout: leave 10% (0.5 s to 5 s) to answer in. */
@@ -42,10 +57,13 @@ export function waitBudget(timeoutMs: number): number {
   return Math.max(1, timeoutMs - Math.min(5_000, Math.max(500, Math.round(timeoutMs * 0.1))))
 }
 
-/** Claude Code sessions ask as agent `claude-code:SESSION` (routes can match `claude-code:*`). */
-export function hookAgentId(sessionId: string): string {
+/**
+ * Claude Code sessions ask as agent `claude-code:SESSION`, Codex sessions as `codex:SESSION`
+ * (routes can match `claude-code:*`).
+ */
+export function hookAgentId(sessionId: string, prefix = 'claude-code'): string {
   const safe = sessionId.replace(/[^A-Za-z0-9_.:-]/g, '-').slice(0, 52)
-  return `claude-code:${safe || 'session'}`
+  return `${prefix}:${safe || 'session'}`
 }
 
 const MOVED_ON = 'the agent moved on: Claude Code stopped waiting and asks in its own prompt'
@@ -111,12 +129,23 @@ export async function answerClaudeCodeHook(
   options: HookCallOptions,
 ): Promise<HookOutput> {
   const callId = `hook-${randomUUID()}`
-  const plan = planHook(payload, { callId, publicUrl: deps.publicUrl })
+  const client = options.client ?? 'claude-code'
+  const plan = planHook(
+    payload,
+    { callId, publicUrl: deps.publicUrl },
+    { client, ...(options.choices ? { choices: options.choices } : {}) },
+  )
+  const agentId = hookAgentId(plan.sessionId, DIALECTS[client].agentPrefix)
+  const outputOptions = options.timeoutDecision ? { timeoutDecision: options.timeoutDecision } : {}
+  if (plan.kind === 'record') {
+    await deps.service.store.audit({ callId, kind: 'hook', detail: { event: plan.event, ...plan.detail } })
+    return {}
+  }
   if (plan.kind === 'fyi') {
     // An FYI never holds Claude Code up: posted within the hook's budget, failures only logged.
     const posting = deps.notices?.({
       event: plan.event,
-      agentId: hookAgentId(plan.sessionId),
+      agentId,
       title: plan.title,
       text: plan.text,
       ...(options.route === undefined ? {} : { route: options.route }),
@@ -127,17 +156,18 @@ export async function answerClaudeCodeHook(
       }
       await within(posting.catch(failed), waitBudget(options.timeoutMs), undefined)
     }
-    return hookOutput(plan, { kind: 'no-decision' })
+    return hookOutput(plan, { kind: 'no-decision' }, outputOptions)
   }
   const ask: AskPlan = {
-    agentId: hookAgentId(plan.sessionId),
+    agentId,
     callId,
+    questions: planQuestionsOf(plan),
     ...(options.route === undefined ? {} : { route: options.route }),
-    ...(plan.kind === 'approval'
-      ? { questions: [plan.question], tool: plan.tool }
-      : { questions: plan.form.questions, form: { fields: plan.form.fields, defaults: plan.form.defaults } }),
+    ...(plan.kind === 'form'
+      ? { form: { fields: plan.form.fields, defaults: plan.form.defaults } }
+      : { tool: plan.tool }),
   }
-  if (plan.kind === 'approval') {
+  if (plan.kind !== 'form') {
     // The card shows a preview; the whole input is kept with the call.
     await deps.service.store.audit({
       callId,
@@ -146,7 +176,7 @@ export async function answerClaudeCodeHook(
     })
   }
   const outcome = await askWithin(deps, ask, waitBudget(options.timeoutMs), options.signal)
-  return hookOutput(plan, outcome)
+  return hookOutput(plan, outcome, outputOptions)
 }
 
 /**
@@ -158,7 +188,13 @@ export async function answerElicitation(
   request: ElicitRequest,
   options: { signal?: AbortSignal } = {},
 ): Promise<ElicitResult> {
-  const form = elicitationForm(request.requestedSchema, request.message)
+  if (request.mode === 'url') {
+    throw new HookError(
+      'UNSUPPORTED_SCHEMA',
+      'URL-mode elicitation is not supported: the person who started it must open the URL and complete it themselves, so it cannot be handed to someone in chat',
+    )
+  }
+  const form = elicitationForm(request.requestedSchema ?? { type: 'object', properties: {} }, request.message)
   const outcome = await askWithin(
     deps,
     {

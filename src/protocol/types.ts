@@ -156,4 +156,6 @@ export interface ToolCallInfo {
   name: string
   /** The rendered tool input (the Bash command, the file path, the URL, or JSON). */
   input: string
+  /** An MCP tool's server source as Claude Code reports it (`mcp_server.source`: user, project, plugin, managed, ...). */
+  mcpSource?: string
 }

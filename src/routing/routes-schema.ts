@@ -58,6 +58,12 @@ const routeSchema = z.strictObject({
         .min(1)
         .refine((v) => compiles(v), { error: 'not a valid regular expression' })
         .optional(),
+      /**
+       * A `*` glob over the source of an MCP tool's server (`mcp_server.source` in the hook:
+       * user, project, local, plugin, managed, ...): who configured the server, which a server
+       * name alone does not say.
+       */
+      mcpSource: z.string().min(1).optional(),
     })
     .optional(),
   destinations: z.array(destinationSchema).min(1),

@@ -250,6 +250,10 @@ function routeMatches(route: RouteConfig, request: AnswererRequest): boolean {
     if (!request.questions.some((q) => q.header !== undefined && globMatch(pattern, q.header))) return false
   }
   if (match.tool !== undefined && !(request.tool && globMatch(match.tool, request.tool.name))) return false
+  if (match.mcpSource !== undefined) {
+    const source = request.tool?.mcpSource
+    if (source === undefined || !globMatch(match.mcpSource, source)) return false
+  }
   if (match.toolInput !== undefined) {
     if (!request.tool) return false
     if (!new RegExp(match.toolInput).test(request.tool.input.slice(0, TOOL_INPUT_MATCH_CHARS))) return false

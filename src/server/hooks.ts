@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { EXTRA_CHOICES, type ExtraChoice, noDecisionOutput } from '../hooks/claude-code.js'
+import { HOOK_CLIENTS, type HookClient, type TimeoutDecision } from '../hooks/dialects.js'
 import { HookError } from '../hooks/errors.js'
 import { answerClaudeCodeHook, answerElicitation, type HookDeps } from '../hooks/run.js'
 import { elicitRequestSchema } from '../hooks/schemas.js'
@@ -10,8 +12,10 @@ import type { Router } from './router.js'
 
 /** What the hook routes need beyond the API's own dependencies. */
 export interface HookRouteDeps extends ApiDeps, Pick<HookDeps, 'notices' | 'publicUrl'> {
-  /** The hook timeout when a request names none (ASKBRIDGE_HOOK_TIMEOUT). @default 55000 */
+  /** The hook timeout when a request names none (ASKBRIDGE_HOOK_TIMEOUT). @default 600000 */
   hookTimeoutMs?: number
+  /** What PreToolUse answers when nobody decides in time (ASKBRIDGE_HOOK_TIMEOUT_DECISION). @default 'ask' */
+  hookTimeoutDecision?: TimeoutDecision
 }
 
 const routeName = z.string().min(1).max(200)
@@ -39,6 +43,32 @@ function routeOf(url: URL): string | undefined {
   return parsed.data
 }
 
+/** `?client=codex`: the hook's dialect (default Claude Code). */
+function clientOf(url: URL): HookClient {
+  const text = url.searchParams.get('client')
+  if (text === null) return 'claude-code'
+  if (!(HOOK_CLIENTS as readonly string[]).includes(text)) {
+    throw new HttpError(400, 'BAD_REQUEST', `client must be one of ${HOOK_CLIENTS.join(', ')}`)
+  }
+  return text as HookClient
+}
+
+/** `?choices=stop,edit`: reviewer choices beyond approve / reject / always. */
+function choicesOf(url: URL): ExtraChoice[] {
+  const text = url.searchParams.get('choices')
+  if (text === null || text.trim() === '') return []
+  const list = text.split(',').map((c) => c.trim())
+  const bad = list.find((c) => !(EXTRA_CHOICES as readonly string[]).includes(c))
+  if (bad !== undefined) {
+    throw new HttpError(
+      400,
+      'BAD_REQUEST',
+      `choices must be among ${EXTRA_CHOICES.join(', ')} (got "${bad}")`,
+    )
+  }
+  return list as ExtraChoice[]
+}
+
 /** A hook body askbridge cannot turn into a card: 400 naming what is unsupported. */
 function asHttp(error: unknown): unknown {
   return error instanceof HookError ? new HttpError(400, error.code, error.message) : error
@@ -49,25 +79,39 @@ function asHttp(error: unknown): unknown {
  * `POST /v1/elicit` (an MCP elicitation answered by people).
  */
 export function addHookRoutes(router: Router, deps: HookRouteDeps): void {
-  const fallback = deps.hookTimeoutMs ?? 55_000
+  const fallback = deps.hookTimeoutMs ?? 600_000
+  const timeoutDecision = deps.hookTimeoutDecision ?? 'ask'
 
   router.add('POST', '/v1/hooks/claude-code', async ({ req, res, url }) => {
-    if (deps.closing()) return sendJson(res, 200, {}) // no decision: Claude Code asks in its prompt
     const timeoutMs = timeoutOf(url, fallback)
     const route = routeOf(url)
+    const client = clientOf(url)
+    const choices = choicesOf(url)
     const body = await readJson(req)
+    // Nobody decides: PreToolUse fails closed (ask or deny), the other events answer {}.
+    const nobody = () =>
+      noDecisionOutput(
+        (body as { hook_event_name?: unknown } | null)?.hook_event_name,
+        client,
+        { timeoutDecision },
+        'askbridge is shutting down',
+      )
+    if (deps.closing()) return sendJson(res, 200, nobody())
     const gone = new AbortController()
     // Claude Code closed the request (its own timeout, or it was answered there): stop waiting.
     res.on('close', () => gone.abort())
-    // Shutting down decides nothing either: answer "no decision" at once.
+    // Shutting down decides nothing either: answer at once.
     const untrack = deps.track(res, () => {
       gone.abort()
-      sendJson(res, 200, {})
+      sendJson(res, 200, nobody())
     })
     try {
       const output = await answerClaudeCodeHook(deps, body, {
         timeoutMs,
         signal: gone.signal,
+        client,
+        timeoutDecision,
+        ...(choices.length > 0 ? { choices } : {}),
         ...(route === undefined ? {} : { route }),
       })
       sendJson(res, 200, output)

@@ -57,8 +57,10 @@ export interface HttpServerOptions {
   metrics?: Metrics
   /** SSE heartbeat interval. @default 15000 */
   heartbeatMs?: number
-  /** Hook requests without `?timeout=` answer "no decision" before this (ASKBRIDGE_HOOK_TIMEOUT). @default 55000 */
+  /** Hook requests without `?timeout=` answer "no decision" before this (ASKBRIDGE_HOOK_TIMEOUT). @default 600000 */
   hookTimeoutMs?: number
+  /** What PreToolUse answers when nobody decides in time (ASKBRIDGE_HOOK_TIMEOUT_DECISION). @default 'ask' */
+  hookTimeoutDecision?: 'ask' | 'deny'
   /**
    * Asks (`POST /v1/ask`) that may wait at once; the excess gets 503 OVERLOADED
    * (ASKBRIDGE_MAX_WAITING_ASKS). @default 5000
@@ -159,6 +161,9 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
   addHookRoutes(router, {
     ...apiDeps,
     ...(options.hookTimeoutMs === undefined ? {} : { hookTimeoutMs: options.hookTimeoutMs }),
+    ...(options.hookTimeoutDecision === undefined
+      ? {}
+      : { hookTimeoutDecision: options.hookTimeoutDecision }),
     ...(options.notices ? { notices: options.notices } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   })

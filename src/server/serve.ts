@@ -168,6 +168,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       ...(signIn ? { signIn } : {}),
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       hookTimeoutMs: config.ASKBRIDGE_HOOK_TIMEOUT,
+      hookTimeoutDecision: config.ASKBRIDGE_HOOK_TIMEOUT_DECISION,
       maxWaitingAsks: config.ASKBRIDGE_MAX_WAITING_ASKS,
       notices: (request) => answerer.notice(request),
       ...(publicUrl ? { publicUrl } : {}),

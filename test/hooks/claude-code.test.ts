@@ -1,7 +1,6 @@
 /** Hook payloads -> question batches -> exact hook output JSON (pure functions). */
 import { describe, expect, it } from 'vitest'
 import { APPROVAL, hookOutput, planHook } from '../../src/hooks/claude-code.js'
-import { RESPOND_ID } from '../../src/hooks/elicit.js'
 import { codeBlock, renderTool, TOOL_PREVIEW_CHARS } from '../../src/hooks/tool.js'
 import { checkIntents, checkQuestions } from '../../src/protocol/validate.js'
 import { fixture } from '../helpers/claude-code.js'
@@ -93,32 +92,57 @@ describe('PreToolUse', () => {
         permissionDecisionReason: 'use the release pipeline',
       },
     })
-    expect(hookOutput(plan, { kind: 'no-decision' })).toEqual({})
+  })
+
+  it('fails closed: nobody deciding answers "ask" (or "deny" when configured), never {} or allow', () => {
+    const ask = {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'ask',
+        permissionDecisionReason: 'Nobody decided in askbridge in time; asking here instead.',
+      },
+    }
+    expect(hookOutput(plan, { kind: 'no-decision' })).toEqual(ask)
+    expect(hookOutput(plan, { kind: 'cancelled' })).toEqual(ask)
+    // An answer that names no option of the card decides nothing either.
+    expect(hookOutput(plan, answered('Maybe'))).toEqual(ask)
+    expect(hookOutput(plan, { kind: 'no-decision' }, { timeoutDecision: 'deny' })).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'Nobody decided in askbridge in time; the call is refused.',
+      },
+    })
   })
 })
 
 describe('Elicitation', () => {
   const plan = planHook(fixture('elicitation-form'))
   if (plan.kind !== 'form') throw new Error('not a form')
-  it('one question per property, then Send / Decline', () => {
+  it('one question per property (the card adds Submit and Decline)', () => {
     checkQuestions(plan.form.questions)
-    expect(plan.form.questions.map((q) => q.id)).toEqual(['environment', 'notify', 'contact', RESPOND_ID])
+    expect(plan.form.questions.map((q) => q.id)).toEqual(['environment', 'notify', 'contact'])
   })
   it('accept with typed content, decline, cancel, and no decision on timeout', () => {
-    const answers = (respond: string) => [
-      { id: 'environment', selected: ['Production'] },
-      { id: 'notify', selected: ['Yes'] },
-      { id: 'contact', selected: [] },
-      { id: RESPOND_ID, selected: [respond] },
-    ]
-    expect(hookOutput(plan, { kind: 'answered', answers: answers('Send') })).toEqual({
+    expect(
+      hookOutput(plan, {
+        kind: 'answered',
+        answers: [
+          { id: 'environment', selected: ['Production'] },
+          { id: 'notify', selected: ['Yes'] },
+          { id: 'contact', selected: [] },
+        ],
+      }),
+    ).toEqual({
       hookSpecificOutput: {
         hookEventName: 'Elicitation',
         action: 'accept',
         content: { environment: 'prod', notify: true },
       },
     })
-    expect(hookOutput(plan, { kind: 'answered', answers: answers('Decline') })).toEqual({
+    // Decline leaves every field unanswered.
+    const declined = ['environment', 'notify', 'contact'].map((id) => ({ id, selected: [] }))
+    expect(hookOutput(plan, { kind: 'answered', answers: declined })).toEqual({
       hookSpecificOutput: { hookEventName: 'Elicitation', action: 'decline' },
     })
     expect(hookOutput(plan, { kind: 'cancelled' })).toEqual({
@@ -131,7 +155,7 @@ describe('Elicitation', () => {
 describe('bad hook requests are refused by name', () => {
   it('an unknown event', () => {
     expect(() => planHook({ session_id: 's', hook_event_name: 'SessionStart' })).toThrow(
-      'hook_event_name "SessionStart" is not supported (askbridge handles PermissionRequest, PreToolUse, Elicitation, Notification, Stop)',
+      'hook_event_name "SessionStart" is not supported (askbridge handles PermissionRequest, PreToolUse, Elicitation, ElicitationResult, Notification, Stop)',
     )
   })
   it('a malformed known event', () => {
@@ -204,5 +228,126 @@ describe('tool input for a person', () => {
     expect(renderTool('Write', { file_path: '/a.ts', content: lines }, { full: true }).detail).toContain(
       'line 25',
     )
+  })
+})
+
+describe('cards askbridge builds from Claude Code tools are valid protocol batches', () => {
+  it('AskUserQuestion: one card, the questions with headers, descriptions and multiSelect', () => {
+    const plan = planHook(fixture('pre-tool-use-ask-user-question'))
+    if (plan.kind !== 'questions') throw new Error('not questions')
+    checkQuestions(plan.questions)
+    checkIntents(plan.questions, false)
+    expect(plan.questions.map((q) => [q.id, q.header, q.multiSelect ?? false])).toEqual([
+      ['q1', 'Database', false],
+      ['q2', 'Features', true],
+      ['q3', 'Name', false],
+    ])
+  })
+
+  it('AskUserQuestion: a skipped question is left out of answers; all skipped is a deny', () => {
+    const plan = planHook(fixture('pre-tool-use-ask-user-question'))
+    const out = hookOutput(plan, {
+      kind: 'answered',
+      answers: [
+        { id: 'q1', selected: ['SQLite'] },
+        { id: 'q2', selected: ['Logging'], custom: 'Tracing too' },
+        { id: 'q3', selected: [] },
+      ],
+    })
+    expect(
+      (out.hookSpecificOutput as { updatedInput?: { answers?: unknown } } | undefined)?.updatedInput?.answers,
+    ).toEqual({
+      'Which database should the service use?': 'SQLite',
+      'Which features do you want to enable?': 'Logging, Tracing too',
+    })
+    expect(
+      hookOutput(plan, {
+        kind: 'answered',
+        answers: ['q1', 'q2', 'q3'].map((id) => ({ id, selected: [] })),
+      }),
+    ).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'The questions were declined in askbridge.',
+      },
+    })
+  })
+
+  it('ExitPlanMode: a plan review whose detail is the plan', () => {
+    const plan = planHook(fixture('pre-tool-use-exit-plan-mode'))
+    if (plan.kind !== 'plan') throw new Error('not a plan')
+    checkQuestions([plan.question])
+    checkIntents([plan.question], false)
+    expect(plan.question.intent).toEqual({ kind: 'plan-review', approve: 'Approve' })
+    expect(plan.question.detail).toBe(
+      (fixture('pre-tool-use-exit-plan-mode').tool_input as { plan: string }).plan,
+    )
+  })
+
+  it('a lone mode change is offered only by name; an unknown suggestion type is passed over', () => {
+    const payload = fixture('permission-request-bash')
+    payload.permission_suggestions = [
+      { type: 'setMode', mode: 'acceptEdits', destination: 'session' },
+      { type: 'addSandboxRules', rules: [], destination: 'session' },
+    ]
+    const plan = planHook(payload)
+    if (plan.kind !== 'approval') throw new Error('not an approval')
+    checkQuestions([plan.question])
+    expect(plan.question.intent).toBeUndefined()
+    expect(plan.question.options?.map((o) => o.label)).toEqual([
+      'Approve',
+      'Reject',
+      'Always approve: switch to acceptEdits mode for this session',
+    ])
+    // Plain Approve grants nothing permanent.
+    expect(hookOutput(plan, answered('Approve'))).toEqual({
+      hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } },
+    })
+  })
+
+  it('Codex: no "Always approve", no stop or edit on PermissionRequest; never ask', () => {
+    const payload = fixture('permission-request-bash')
+    const plan = planHook(payload, undefined, { client: 'codex', choices: ['stop', 'edit'] })
+    if (plan.kind !== 'approval') throw new Error('not an approval')
+    expect(plan.question.options?.map((o) => o.label)).toEqual(['Approve', 'Reject'])
+    const pre = planHook(fixture('pre-tool-use-bash'), undefined, { client: 'codex' })
+    expect(hookOutput(pre, { kind: 'no-decision' })).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'Nobody decided in askbridge in time; the call is refused.',
+      },
+    })
+  })
+})
+
+describe('a suggestion of any size', () => {
+  it('names a long rule in a short label, the whole rule in its description; an answer naming no option decides nothing', () => {
+    const payload = fixture('permission-request-suggestions')
+    const long = 'x'.repeat(5_000)
+    payload.permission_suggestions = [
+      {
+        type: 'addRules',
+        rules: [{ toolName: 'Bash', ruleContent: long }],
+        behavior: 'allow',
+        destination: 'session',
+      },
+      {
+        type: 'addRules',
+        rules: [{ toolName: 'Bash', ruleContent: `${long}y` }],
+        behavior: 'allow',
+        destination: 'session',
+      },
+    ]
+    const plan = planHook(payload)
+    if (plan.kind !== 'approval') throw new Error('not an approval')
+    checkQuestions([plan.question])
+    const labels = plan.question.options?.map((o) => o.label) ?? []
+    expect(labels).toHaveLength(4)
+    expect(new Set(labels).size).toBe(4)
+    expect(Math.max(...labels.map((l) => l.length))).toBeLessThanOrEqual(220)
+    expect(labels[3]?.endsWith('… (2)')).toBe(true)
+    expect(hookOutput(plan, answered('toString'))).toEqual({})
   })
 })

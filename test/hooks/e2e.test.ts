@@ -14,7 +14,6 @@ import type { WebCardView } from '../../adapters/web/client/types.js'
 import { isPostPending } from '../../src/answerer/adapter.js'
 import { type ComponentRef, cardRef, encodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
-import { RESPOND_ID } from '../../src/hooks/elicit.js'
 import { TOOL_PREVIEW_CHARS } from '../../src/hooks/tool.js'
 import { ensureBuilt } from '../cli/built.js'
 import { askbridge } from '../cli/run.js'
@@ -299,8 +298,8 @@ describe('Elicitation', () => {
   it('decline through the command hook in Discord; cancel; no decision on timeout', async () => {
     const declined = commandHook(fixture('elicitation-form'))
     const d = await nextCard()
-    await discordClick(d.callId, { verb: 'choose', q: 3, o: 1 })
-    await discordClick(d.callId, { verb: 'submit' })
+    // Decline is one click.
+    await discordClick(d.callId, { verb: 'decline' })
     expect((await declined).body).toEqual({
       hookSpecificOutput: { hookEventName: 'Elicitation', action: 'decline' },
     })
@@ -349,7 +348,7 @@ describe('bad hook requests', () => {
         name: 'HttpError',
         code: 'UNSUPPORTED_HOOK',
         message:
-          'hook_event_name "SessionStart" is not supported (askbridge handles PermissionRequest, PreToolUse, Elicitation, Notification, Stop)',
+          'hook_event_name "SessionStart" is not supported (askbridge handles PermissionRequest, PreToolUse, Elicitation, ElicitationResult, Notification, Stop)',
       },
     })
     const nested = fixture('elicitation-form')
@@ -377,9 +376,6 @@ describe('bad hook requests', () => {
     expect((await commandHook(fixture('stop'))).body).toEqual({})
   })
 })
-
-// Unused import guard for RESPOND_ID (the decline question is the last one: q 3).
-void RESPOND_ID
 
 describe('reasons on approvals', () => {
   /** A person uses the web inbox's action endpoint, as the inbox page does. */
@@ -591,12 +587,9 @@ describe('every event, action, hook and surface', () => {
       },
       expected: () => elicitation({ action: 'accept', content: { environment: 'prod', notify: true } }),
     },
-    'Elicitation, Decline and Submit -> decline': {
+    'Elicitation, Decline in one click -> decline': {
       fixture: 'elicitation-form',
-      act: async (on, id) => {
-        await use(on, id, { verb: 'choose', q: 3, o: 1 })
-        await use(on, id, { verb: 'submit' })
-      },
+      act: (on, id) => use(on, id, { verb: 'decline' }),
       expected: () => elicitation({ action: 'decline' }),
     },
     'Elicitation, cancelled -> cancel': {
@@ -627,15 +620,28 @@ describe('every event, action, hook and surface', () => {
     })
   }
 
-  it.each(['permission-request-bash', 'pre-tool-use-bash', 'elicitation-form'])(
-    '%s: nobody decides before the hook timeout -> {} through both hooks',
-    async (name) => {
+  it.each([
+    ['permission-request-bash', {}],
+    ['elicitation-form', {}],
+    [
+      'pre-tool-use-bash',
+      {
+        hookSpecificOutput: {
+          hookEventName: 'PreToolUse',
+          permissionDecision: 'ask',
+          permissionDecisionReason: 'Nobody decided in askbridge in time; asking here instead.',
+        },
+      },
+    ],
+  ])(
+    '%s: nobody decides before the hook timeout -> no decision (PreToolUse: ask) through both hooks',
+    async (name, expected) => {
       const viaHttp = run('http', fixture(name), 2)
       await nextCard()
       const viaCommand = run('command', fixture(name), 2)
       await nextCard()
-      expect(await viaHttp).toEqual({})
-      expect(await viaCommand).toEqual({})
+      expect(await viaHttp).toEqual(expected)
+      expect(await viaCommand).toEqual(expected)
     },
   )
 

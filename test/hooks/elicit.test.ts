@@ -5,9 +5,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import { applyInteraction, newCard } from '../../src/card/apply.js'
+import { footer, questionControls } from '../../src/card/controls.js'
 import { checkFieldText } from '../../src/card/fields.js'
 import type { CardAction, CardState } from '../../src/card/types.js'
-import { elicitationContent, elicitationForm, RESPOND_ID } from '../../src/hooks/elicit.js'
+import { elicitationContent, elicitationForm, isDeclined, RESPOND_ID } from '../../src/hooks/elicit.js'
 import type { AskUserQuestionAnswerItem } from '../../src/protocol/types.js'
 import { checkQuestions } from '../../src/protocol/validate.js'
 
@@ -133,27 +134,34 @@ describe('elicitation schema table', () => {
     it(row.name, () => {
       const f = form({ field: row.schema }, row.required ? ['field'] : [])
       checkQuestions(f.questions)
-      const [q, send] = f.questions
+      const [q, more] = f.questions
       expect(q?.id).toBe('field')
       expect(q?.question).toBe(row.question.question)
       expect(q?.options?.map((o) => o.label)).toEqual(row.question.options)
       expect(q?.multiSelect).toBe(row.question.multiSelect)
       if (row.question.detail) expect(q?.detail).toContain(row.question.detail)
       expect(q?.detail).toContain('Fill this in')
-      expect(send?.id).toBe(RESPOND_ID)
+      // No pseudo-question: the card's own Submit and Decline send or refuse the form.
+      expect(more).toBeUndefined()
       expect(f.fields.field?.required).toBe(row.required === true)
       expect(f.defaults.field).toEqual(row.preset)
-      expect(elicitationContent(f, [{ id: 'field', ...row.answer }, respond])).toEqual({ field: row.content })
+      expect(elicitationContent(f, [{ id: 'field', ...row.answer }])).toEqual({ field: row.content })
     })
   }
 
   it('a skipped optional field is left out of the content; a required one cannot be missing', () => {
     const f = form({ a: { type: 'string' }, b: { type: 'string' } }, ['a'])
     expect(
-      elicitationContent(f, [{ id: 'a', selected: [], custom: 'x' }, { id: 'b', selected: [] }, respond]),
+      elicitationContent(f, [
+        { id: 'a', selected: [], custom: 'x' },
+        { id: 'b', selected: [] },
+      ]),
     ).toEqual({ a: 'x' })
     expect(() =>
-      elicitationContent(f, [{ id: 'a', selected: [] }, { id: 'b', selected: [] }, respond]),
+      elicitationContent(f, [
+        { id: 'a', selected: [] },
+        { id: 'b', selected: [] },
+      ]),
     ).toThrow(/required field "a"/)
   })
 
@@ -162,6 +170,24 @@ describe('elicitation schema table', () => {
     expect(f.questions.map((q) => q.id)).toEqual([RESPOND_ID])
     expect(f.questions[0]?.detail).toContain('**db** asks: Proceed with the migration?')
     expect(elicitationContent(f, [respond])).toEqual({})
+    expect(isDeclined([{ id: RESPOND_ID, selected: ['Decline'] }])).toBe(true)
+    expect(isDeclined([respond])).toBe(false)
+    // Its Decline is its own option: the card-wide decline is not offered, and not taken.
+    const card = newCard({
+      callId: 'c',
+      agentId: 'a',
+      questions: f.questions,
+      now: 0,
+      form: { fields: f.fields, defaults: f.defaults },
+    })
+    expect(footer(card)).toEqual([])
+    const declined = applyInteraction(card, {
+      id: 'i',
+      actor: { platform: 'web', userId: 'ann' },
+      action: { type: 'decline' },
+      at: 1,
+    })
+    expect(declined.ok).toBe(false)
   })
 })
 
@@ -243,7 +269,7 @@ describe('the card enforces the form', () => {
   it('defaults are pre-selected', () => {
     const c = card()
     expect(c.drafts.replicas).toEqual({ selected: [], custom: '2' })
-    expect(c.drafts[RESPOND_ID]).toEqual({ selected: ['Send'] })
+    expect(c.drafts[RESPOND_ID]).toBeUndefined()
   })
 
   it('invalid text is refused with a message naming the field; valid text is kept', () => {
@@ -282,17 +308,27 @@ describe('the card enforces the form', () => {
     })
   })
 
-  it('Decline completes the form without the required answers', () => {
-    let c = ok(act(card(), { type: 'choose', questionId: RESPOND_ID, label: 'Decline' }))
-    const done = act(c, { type: 'submit' })
+  it('Decline completes the form in one action, without the required answers', () => {
+    const done = act(card(), { type: 'decline' })
     if (!done.ok || !done.state.result) throw new Error('not completed')
-    c = done.state
-    expect(c.result?.answers).toEqual([
+    expect(done.state.result.answers).toEqual([
       { id: 'contact', selected: [] },
       { id: 'replicas', selected: [] },
       { id: 'tags', selected: [] },
-      { id: RESPOND_ID, selected: ['Decline'] },
     ])
+    expect(isDeclined(done.state.result.answers)).toBe(true)
+  })
+
+  it('the card offers one Submit and one Decline; closed fields offer no free-text Other', () => {
+    const c = card()
+    expect(footer(c).map((x) => (x.kind === 'options' ? 'options' : x.label))).toEqual(['Submit', 'Decline'])
+    const labels = (id: string) =>
+      questionControls(
+        c,
+        c.questions.findIndex((q) => q.id === id),
+      ).map((x) => (x.kind === 'options' ? 'options' : x.label))
+    expect(labels('tags')).not.toContain('Other…')
+    expect(labels('contact')).toContain('Answer…')
   })
 })
 

@@ -4,12 +4,22 @@ import { ConfigError, parseConfig } from '../../src/config/index.js'
 import { hookAgentId, waitBudget } from '../../src/hooks/run.js'
 
 describe('hook timeouts', () => {
-  it('ASKBRIDGE_HOOK_TIMEOUT defaults to 55s and takes durations or seconds', () => {
-    expect(parseConfig({}).ASKBRIDGE_HOOK_TIMEOUT).toBe(55_000)
+  it('ASKBRIDGE_HOOK_TIMEOUT defaults to 600s (as Claude Code does) and takes durations or seconds', () => {
+    expect(parseConfig({}).ASKBRIDGE_HOOK_TIMEOUT).toBe(600_000)
     expect(parseConfig({ ASKBRIDGE_HOOK_TIMEOUT: '10m' }).ASKBRIDGE_HOOK_TIMEOUT).toBe(600_000)
     expect(parseConfig({ ASKBRIDGE_HOOK_TIMEOUT: '90' }).ASKBRIDGE_HOOK_TIMEOUT).toBe(90_000)
     expect(() => parseConfig({ ASKBRIDGE_HOOK_TIMEOUT: 'soon' })).toThrow(ConfigError)
     expect(() => parseConfig({ ASKBRIDGE_HOOK_TIMEOUT: 'soon' })).toThrow(/ASKBRIDGE_HOOK_TIMEOUT/)
+  })
+
+  it('ASKBRIDGE_HOOK_TIMEOUT_DECISION is ask by default, or deny; anything else is refused by name', () => {
+    expect(parseConfig({}).ASKBRIDGE_HOOK_TIMEOUT_DECISION).toBe('ask')
+    expect(parseConfig({ ASKBRIDGE_HOOK_TIMEOUT_DECISION: 'deny' }).ASKBRIDGE_HOOK_TIMEOUT_DECISION).toBe(
+      'deny',
+    )
+    expect(() => parseConfig({ ASKBRIDGE_HOOK_TIMEOUT_DECISION: 'allow' })).toThrow(
+      /ASKBRIDGE_HOOK_TIMEOUT_DECISION/,
+    )
   })
 
   it('the answer comes before the hook gives up: 10% spare, at least 0.5 s, at most 5 s', () => {

@@ -63,6 +63,37 @@ describe('routing hook requests', () => {
     expect(router.resolve(request).name).toBe(expected)
   })
 
+  it("mcpSource matches the source Claude Code reports for an MCP tool's server, not its name", () => {
+    const sourced = routesRouter(
+      validateRoutes({
+        routes: [
+          { name: 'managed-mcp', match: { mcpSource: 'managed' }, destinations: [{ platform: 'web' }] },
+          { name: 'project-mcp', match: { mcpSource: 'project' }, destinations: [{ platform: 'web' }] },
+        ],
+      }),
+      [{ platform: 'web' }],
+    )
+    const call = (source?: string): AnswererRequest => {
+      const plan = planHook({
+        ...fixture('pre-tool-use-bash'),
+        tool_name: 'mcp__github__create_issue',
+        tool_input: { title: 'x' },
+        ...(source ? { mcp_server: { name: 'github', source } } : {}),
+      })
+      if (plan.kind !== 'approval') throw new Error('not an approval')
+      return {
+        questions: [plan.question],
+        callId: 'c',
+        signal: new AbortController().signal,
+        tool: plan.tool,
+      }
+    }
+    expect(sourced.resolve(call('managed')).name).toBe('managed-mcp')
+    expect(sourced.resolve(call('project')).name).toBe('project-mcp')
+    // A server that says nothing about its source never matches a source rule.
+    expect(sourced.resolve(call()).name).toBe('default')
+  })
+
   it('a question that did not come from a hook never matches tool rules', () => {
     const request: AnswererRequest = {
       questions: [{ id: 'q', question: 'git push?' }],

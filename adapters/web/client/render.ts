@@ -259,7 +259,8 @@ function renderFooter(card: WebCardView): HTMLElement {
       h(
         'button',
         {
-          className: c.tone === 'primary' ? 'primary' : '',
+          // A form's Decline is red, as every refusal on the page.
+          className: c.tone === 'primary' ? 'primary' : c.tone === 'danger' ? 'reject' : '',
           'data-act': c.verb,
           onclick: () => void act(card, { type: c.verb }),
         },
