@@ -52,7 +52,10 @@ function checkDestination(d: DestinationConfig, at: string, problems: string[]):
   const idName = {
     slack: { channel: 'Slack channel id (C…)', user: 'Slack user id (U…)' },
     discord: { channel: 'Discord channel id (a snowflake)', user: 'Discord user id (a snowflake)' },
-    teams: { channel: 'Teams channel conversation id (19:…@thread.tacv2)', user: 'Microsoft Entra object id' },
+    teams: {
+      channel: 'Teams channel conversation id (19:…@thread.tacv2)',
+      user: 'Microsoft Entra object id',
+    },
   }[d.platform]
   if (d.channel && !idOk(d.channel, 'channel')) {
     problems.push(`${at}.channel: "${d.channel}" is not a ${idName.channel}`)

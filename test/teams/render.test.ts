@@ -56,7 +56,8 @@ describe('cardToTeamsMessage', () => {
     const m = render(card([colour]))
     expect(verbs(m)).toEqual(['choose', 'choose', 'other'])
     const input = walk(m).find((x) => x.type === 'Input.Text')
-    expect(input?.id).toBe(String(((input?.inlineAction as Json).data as Json)[ACTION_KEY]))
+    if (!input) throw new Error('no text input')
+    expect(input.id).toBe(String(((input.inlineAction as Json).data as Json)[ACTION_KEY]))
     expect(texts(m)).toContain('Which colour?')
   })
 
