@@ -292,14 +292,17 @@ export class TeamsAdapter implements ChatAdapter {
     const host = this.host
     if (!host) return message('askbridge is starting; please try again in a moment.')
     try {
-      // The person's e-mail from Teams (Microsoft Entra), so the people map and quorum know them.
-      const member = await within(
-        this.member(parsed.conversationId.split(';')[0] ?? parsed.conversationId, parsed.teamsUserId),
-        MEMBER_WAIT_MS,
-        undefined,
-      )
-      if (member?.email) parsed.actor.email = member.email.toLowerCase()
       const card = await host.getCard(parsed.ref)
+      // The person's e-mail from Teams (Microsoft Entra), so the people map, e-mail responders,
+      // quorum and requester exclusion know them; a card that asks none of that costs no look-up.
+      if (card && (card.responders || card.quorum > 1 || card.excluded)) {
+        const member = await within(
+          this.member(parsed.conversationId.split(';')[0] ?? parsed.conversationId, parsed.teamsUserId),
+          MEMBER_WAIT_MS,
+          undefined,
+        )
+        if (member?.email) parsed.actor.email = member.email.toLowerCase()
+      }
       const decoded = onCard(parsed, card)
       if (decoded.kind === 'refuse') return message(decoded.message)
       let outcome: InteractionOutcome | undefined
