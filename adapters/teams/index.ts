@@ -92,6 +92,11 @@ export class TeamsAdapter implements ChatAdapter {
   private readonly pending = new Set<Promise<unknown>>()
 
   constructor(options: TeamsAdapterOptions) {
+    // The SDK lets requests through unverified when no client id is configured: never here.
+    if (!options.appId || !options.appPassword || !options.tenantId)
+      throw new Error(
+        'Teams needs its app id, app password and tenant id (TEAMS_APP_ID, TEAMS_APP_PASSWORD, TEAMS_TENANT_ID)',
+      )
     this.options = options
     this.log = options.logger ?? silentLogger
     const authorityUrl = options.authorityUrl ?? 'https://login.microsoftonline.com'

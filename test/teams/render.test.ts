@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { TEAMS_LIMITS } from '../../adapters/teams/limits.js'
+import { noticeToTeamsMessage } from '../../adapters/teams/notice.js'
 import {
   ACTION_KEY,
   cardToTeamsMessage,
@@ -167,5 +168,22 @@ describe('cardToTeamsMessage', () => {
       expect(executes(m)).toEqual([])
       expect(walk(m).some((x) => x.type === 'Action.OpenUrl')).toBe(true)
     })
+  })
+})
+
+describe('noticeToTeamsMessage', () => {
+  it('a notice is a card without buttons, agent text mentions nobody, within the size limit', () => {
+    const m = noticeToTeamsMessage({
+      title: 'Claude Code is waiting <at>Boss</at>',
+      text: `**Done.** @everyone ${'z'.repeat(40_000)}`,
+      agentId: 'claude-code:s1',
+      id: 'n1',
+      at: 1_700_000_000_000,
+    })
+    expect(validateActivity(m)).toEqual([])
+    expect(executes(m)).toEqual([])
+    expect(texts(m)).not.toContain('<at>Boss</at>')
+    expect(texts(m)).not.toMatch(/@everyone/)
+    expect(texts(m)).toContain('for your information')
   })
 })
