@@ -95,6 +95,7 @@ export class FakeTeams {
   private readonly tokens = new Map<string, number>()
   private readonly ops = new Map<string, number[]>()
   private readonly forced: number[] = []
+  private readonly delays: Array<{ part: string; ms: number }> = []
   private readonly oneToOne = new Map<string, string>()
   private readonly rateLimits: boolean
   private seq = 0
@@ -145,6 +146,11 @@ export class FakeTeams {
   async close(): Promise<void> {
     this.server?.closeAllConnections()
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve())
+  }
+
+  /** Connector calls whose path contains `part` wait this long before they are answered (slow Teams). */
+  delay(part: string, ms: number): void {
+    this.delays.push({ part, ms })
   }
 
   /** The next `count` connector calls answer 429 with this Retry-After (seconds). */
@@ -310,6 +316,8 @@ export class FakeTeams {
       return send(401, {
         error: { code: 'Unauthorized', message: 'Authorization has been denied for this request.' },
       })
+    const slow = this.delays.find((d) => path.includes(d.part))
+    if (slow) await new Promise((resolve) => setTimeout(resolve, slow.ms))
     const parts = path.slice('/amer/v3/'.length).split('/').map(decodeURIComponent)
     if (parts[0] !== 'conversations') return send(404, { error: { code: 'NotFound', message: path } })
     const conversationId = parts[1]
