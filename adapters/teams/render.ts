@@ -57,9 +57,8 @@ export interface MentionEntity {
 /** One message as sent to `POST /v3/conversations/{id}/activities` (or PUT for an update). */
 export interface TeamsMessage {
   type: 'message'
+  /** Mentions are the card's `msteams.entities`: only the configured ones, never agent text. */
   attachments: [{ contentType: typeof CARD_CONTENT_TYPE; content: AdaptiveCard }]
-  /** Only the configured mentions (`<at>` entities), never agent text. */
-  entities?: MentionEntity[]
 }
 
 export interface TeamsMention {
@@ -305,7 +304,6 @@ function build(view: CardView, card: CardState, options: RenderOptions, shape: S
   return {
     type: 'message',
     attachments: [{ contentType: CARD_CONTENT_TYPE, content }],
-    ...(entities.length ? { entities } : {}),
   }
 }
 

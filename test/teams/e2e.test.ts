@@ -178,8 +178,10 @@ describe('Teams end to end', () => {
     })
     asking.catch(() => {})
     await until(() => teams.activity('m1'), 'posted')
-    const activity = teams.activity('m1')?.activity as { entities?: unknown[] }
-    expect(activity.entities).toEqual([
+    const card = teams.elements('m1').find((e) => e.type === 'AdaptiveCard') as {
+      msteams?: { entities?: unknown[] }
+    }
+    expect(card.msteams?.entities).toEqual([
       { type: 'mention', text: '<at>Ann</at>', mentioned: { id: ANN, name: 'Ann' } },
     ])
     const text = teams.text('m1')

@@ -113,7 +113,7 @@ describe('cardToTeamsMessage', () => {
     expect(all).not.toContain('<at>Boss</at>')
     expect(all).not.toMatch(/@everyone/)
     expect(all).toContain('<at>Ann</at>')
-    expect(m.entities).toEqual([
+    expect(m.attachments[0].content.msteams.entities).toEqual([
       {
         type: 'mention',
         text: '<at>Ann</at>',
