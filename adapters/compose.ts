@@ -1,12 +1,13 @@
 /**
  * The adapters side of the composition root: `askbridge serve` (through bin/askbridge.js) hands
  * this to `serve()`, so nothing under src/ imports an adapter. It lives at the top of the
- * adapters folder beside every platform. Slack and Discord load only when their credentials are set, so a
+ * adapters folder beside every platform. Slack, Discord and Teams load only when their credentials are set, so a
  * bridge without them never loads their SDKs.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ChatAdapter } from '../src/answerer/adapter.js'
 import type { Destination } from '../src/card/types.js'
+import { publicUrlOf } from '../src/config/env.js'
 import type { WebhookMount } from '../src/server/http.js'
 import type { BuildAdapters, BuiltAdapters } from '../src/server/serve.js'
 import type { LeaderHandlers } from '../src/store/pg-leader.js'
@@ -75,6 +76,31 @@ export const buildAdapters: BuildAdapters = async ({
         handle: (req, res) => discord.handleHttp(req, res),
       })
     }
+  }
+  if (
+    config.TEAMS_APP_ID &&
+    config.TEAMS_APP_PASSWORD &&
+    config.TEAMS_TENANT_ID &&
+    config.TEAMS_SERVICE_URL
+  ) {
+    const { TeamsAdapter } = await import('./teams/index.js')
+    const publicUrl = publicUrlOf(config)
+    const teams = new TeamsAdapter({
+      appId: config.TEAMS_APP_ID,
+      appPassword: config.TEAMS_APP_PASSWORD,
+      tenantId: config.TEAMS_TENANT_ID,
+      serviceUrl: config.TEAMS_SERVICE_URL,
+      ...(config.TEAMS_AUTHORITY_URL ? { authorityUrl: config.TEAMS_AUTHORITY_URL } : {}),
+      ...(publicUrl ? { publicUrl } : {}),
+      logger,
+    })
+    adapters.push(teams)
+    if (config.TEAMS_CHANNEL) destinations.push({ platform: 'teams', channel: config.TEAMS_CHANNEL })
+    webhooks.push({
+      method: 'POST',
+      path: '/teams/messages',
+      handle: (req, res) => teams.handleHttp(req, res),
+    })
   }
   return { web, adapters, destinations, webhooks }
 }

@@ -9,7 +9,7 @@ import type { ChatAdapter } from './adapter.js'
 /** What an on-call look-up adds to a card: mentions per platform, responders, and what the card shows. */
 export interface Staffing {
   shown: OnCallShown
-  mention: { slack: string[]; discord: string[] }
+  mention: { slack: string[]; discord: string[]; teams: string[] }
   responders: Responders
 }
 
@@ -74,7 +74,7 @@ export class Staffer {
     const found = oncall
       ? await oncall.lookup(rule.pagerduty, level)
       : { source: 'fallback' as const, people: [], at: this.#o.now() }
-    const mention: Staffing['mention'] = { slack: [], discord: [] }
+    const mention: Staffing['mention'] = { slack: [], discord: [], teams: [] }
     let responders: Responders = {}
     if (found.source === 'fallback') {
       for (const m of rule.fallback) {
@@ -89,6 +89,9 @@ export class Staffer {
           responders = mergeResponders(responders, {
             discord: kind === 'role' ? { roles: [id] } : { users: [id] },
           })
+        } else if (mentionFits('teams', m)) {
+          mention.teams.push(m)
+          responders = mergeResponders(responders, { teams: { users: [id] } })
         }
       }
     }
@@ -104,8 +107,13 @@ export class Staffer {
         mention.discord.push(`user:${discord}`)
         responders = mergeResponders(responders, { discord: { users: [discord] } })
       }
-      if (!slack && !discord) {
-        log.warn('an on-call person has no Slack or Discord account askbridge knows', { level })
+      const teams = people.accounts(person.email).teams
+      if (teams) {
+        mention.teams.push(`user:${teams}`)
+        responders = mergeResponders(responders, { teams: { users: [teams] } })
+      }
+      if (!slack && !discord && !teams) {
+        log.warn('an on-call person has no Slack, Discord or Teams account askbridge knows', { level })
       }
     }
     if (found.source === 'fallback' && rule.fallback.length === 0) {
@@ -134,7 +142,7 @@ export function escalationTargets(
 }
 
 /** A destination with the mentions meant for its platform added. */
-function withMentions(d: Destination, mention: { slack: string[]; discord: string[] }): Destination {
+function withMentions(d: Destination, mention: Staffing['mention']): Destination {
   const more = d.platform === 'web' ? [] : mention[d.platform]
   if (more.length === 0) return d
   return { ...d, mention: [...new Set([...(d.mention ?? []), ...more])] }
@@ -160,6 +168,8 @@ export function mergeResponders(a: Responders | undefined, b: Responders): Respo
       ...(discordUsers ? { users: discordUsers } : {}),
       ...(discordRoles ? { roles: discordRoles } : {}),
     }
+  const teamsUsers = union(a?.teams?.users, b.teams?.users)
+  if (teamsUsers) out.teams = { users: teamsUsers }
   const emails = union(a?.emails, b.emails)
   if (emails) out.emails = emails
   return out

@@ -106,12 +106,12 @@ export interface OnCallShown {
 
 /** Where a card goes. Channels and users are platform ids. */
 export interface Destination {
-  platform: 'slack' | 'discord' | 'web'
+  platform: 'slack' | 'discord' | 'teams' | 'web'
   /** Channel id; absent on `web`, or when `user` names a direct message. */
   channel?: string
   /** A direct message to this user instead of a channel. */
   user?: string
-  /** Mentions added to the card: `subteam:ID` / `user:ID` on Slack, `role:ID` / `user:ID` on Discord. */
+  /** Mentions added to the card: `subteam:ID` / `user:ID` on Slack, `role:ID` / `user:ID` on Discord, `user:ID` on Teams. */
   mention?: string[]
 }
 
@@ -131,6 +131,8 @@ export interface EscalationTier {
 export interface Responders {
   slack?: { users?: string[]; groups?: string[] }
   discord?: { users?: string[]; roles?: string[] }
+  /** Microsoft Entra object ids of Teams users. */
+  teams?: { users?: string[] }
   web?: boolean
   /**
    * People by e-mail address (lower case): a signed-in inbox user with that address, and the

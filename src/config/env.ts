@@ -6,6 +6,9 @@ import { parseDuration } from '../routing/duration.js'
 import { DEFAULT_EDGE_LIMITS as EDGE } from '../server/edge.js'
 import { isPostgresUrl, parsePostgresUrl } from '../store/pg-url.js'
 
+/** A Microsoft Entra id (application, tenant, object). */
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 /** Hosts that never leave the machine; anything else needs ASKBRIDGE_API_TOKEN. */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
 
@@ -309,6 +312,35 @@ export const envSchema = z.object({
     description: 'Discord REST base; the gateway URL comes from `GET /gateway/bot`.',
     unset: '`https://discord.com/api`',
   }),
+  /** Microsoft Teams: the bot's Microsoft Entra app registration and where it posts. */
+  TEAMS_APP_ID: optionalText
+    .refine((v) => v === undefined || GUID.test(v), {
+      message: "must be the bot's Microsoft Entra application (client) id, a GUID",
+    })
+    .meta({
+      description: "Enables the Microsoft Teams adapter: the bot's Microsoft Entra application (client) id.",
+    }),
+  TEAMS_APP_PASSWORD: optionalText.meta({ description: 'The client secret of that app registration.' }),
+  TEAMS_TENANT_ID: optionalText
+    .refine((v) => v === undefined || GUID.test(v), {
+      message: 'must be the Microsoft Entra tenant id, a GUID',
+    })
+    .meta({ description: 'The Microsoft Entra tenant (directory) id the bot is registered in.' }),
+  TEAMS_SERVICE_URL: url(
+    'the Bot Framework service of your tenant (https://smba.trafficmanager.net/emea/)',
+  ).meta({
+    description: 'The Bot Framework service URL of your tenant, where posts and updates go.',
+  }),
+  TEAMS_CHANNEL: optionalText
+    .refine((v) => v === undefined || /^19:[^\s/;]{1,200}@thread\.(tacv2|skype)$/.test(v), {
+      message: 'must be a Teams channel conversation id (19:…@thread.tacv2)',
+    })
+    .meta({ description: 'Default Teams channel: its conversation id (`19:…@thread.tacv2`).' }),
+  /** Microsoft Entra's token and signing-key endpoints (tests point it at a fake). */
+  TEAMS_AUTHORITY_URL: url('Microsoft Entra (https://login.microsoftonline.com)').meta({
+    description: 'Microsoft Entra, where tokens and signing keys come from (tests point it at a fake).',
+    unset: 'https://login.microsoftonline.com',
+  }),
   ASKBRIDGE_OIDC_ISSUER: url('the OpenID Connect provider (its issuer URL)').meta({
     description:
       "Inbox sign-in through OpenID Connect: the provider's issuer URL. With the client id and secret set, the inbox requires sign-in.",
@@ -394,6 +426,18 @@ function crossProblems(raw: Record<string, string | undefined>): string[] {
       if (get(key) !== undefined) problems.push(`${key} is set but DISCORD_BOT_TOKEN is not`)
     }
   }
+  const teams = ['TEAMS_APP_ID', 'TEAMS_APP_PASSWORD', 'TEAMS_TENANT_ID', 'TEAMS_SERVICE_URL']
+  if (get('TEAMS_APP_ID') !== undefined) {
+    const missing = teams.filter((key) => get(key) === undefined)
+    if (missing.length > 0)
+      problems.push(
+        `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} needed with TEAMS_APP_ID (Microsoft Teams)`,
+      )
+  } else {
+    for (const key of [...teams.slice(1), 'TEAMS_CHANNEL', 'TEAMS_AUTHORITY_URL']) {
+      if (get(key) !== undefined) problems.push(`${key} is set but TEAMS_APP_ID is not`)
+    }
+  }
   return problems
 }
 
@@ -438,6 +482,7 @@ export function secretsOf(config: Config): string[] {
     config.SLACK_APP_TOKEN,
     config.SLACK_SIGNING_SECRET,
     config.DISCORD_BOT_TOKEN,
+    config.TEAMS_APP_PASSWORD,
     dbPassword(config.ASKBRIDGE_DB),
     config.PAGERDUTY_API_TOKEN,
     config.ASKBRIDGE_OIDC_CLIENT_SECRET,

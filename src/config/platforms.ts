@@ -23,6 +23,14 @@ export const PLATFORMS = [
     channelExample: '123456789012345678',
     setUp: 'set DISCORD_BOT_TOKEN',
   },
+  {
+    platform: 'teams',
+    name: 'Microsoft Teams',
+    enabledBy: 'TEAMS_APP_ID',
+    channel: 'TEAMS_CHANNEL',
+    channelExample: '19:abc123@thread.tacv2',
+    setUp: 'set TEAMS_APP_ID, TEAMS_APP_PASSWORD, TEAMS_TENANT_ID and TEAMS_SERVICE_URL',
+  },
 ] as const satisfies ReadonlyArray<{
   platform: string
   name: string

@@ -4,6 +4,8 @@ import type { Person } from '../card/types.js'
 export interface PersonAccounts {
   slack?: string | undefined
   discord?: string | undefined
+  /** Microsoft Entra object id of the person's Teams account. */
+  teams?: string | undefined
 }
 
 /**
@@ -20,12 +22,13 @@ export class People {
       const entry = typeof accounts === 'string' ? { discord: accounts } : accounts
       if (entry.slack) this.learn('slack', entry.slack, email)
       if (entry.discord) this.learn('discord', entry.discord, email)
-      if (!entry.slack && !entry.discord) this.byEmail.set(email.toLowerCase(), {})
+      if (entry.teams) this.learn('teams', entry.teams, email)
+      if (!entry.slack && !entry.discord && !entry.teams) this.byEmail.set(email.toLowerCase(), {})
     }
   }
 
   /** Tie a platform account to an e-mail address (the map, or a Slack e-mail look-up). */
-  learn(platform: 'slack' | 'discord', userId: string, email: string): void {
+  learn(platform: 'slack' | 'discord' | 'teams', userId: string, email: string): void {
     const key = email.toLowerCase()
     const entry = this.byEmail.get(key) ?? {}
     entry[platform] = userId

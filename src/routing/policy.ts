@@ -50,6 +50,8 @@ export class ResponderPolicy {
       }
     }
     if (discord && responders.discord?.users?.includes(discord)) return true
+    const teams = person.platform === 'teams' ? person.userId : accounts.teams
+    if (teams && responders.teams?.users?.includes(teams)) return true
     if (person.platform === 'discord') {
       return (responders.discord?.roles ?? []).some((role) => person.roles?.includes(role))
     }

@@ -7,6 +7,9 @@ export const SLACK_CHANNEL = /^[CGD][A-Z0-9]{2,}$/
 export const SLACK_USER = /^[UW][A-Z0-9]{2,}$/
 export const SLACK_GROUP = /^S[A-Z0-9]{2,}$/
 export const SNOWFLAKE = /^\d{15,21}$/
+/** A Teams channel conversation id (`19:…@thread.tacv2`) and a Microsoft Entra object id (a GUID). */
+export const TEAMS_CHANNEL = /^19:[^\s/;]{1,200}@thread\.(tacv2|skype)$/
+export const TEAMS_USER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** PagerDuty object ids (`PABC123`). */
 const PAGERDUTY_ID = /^[A-Z0-9]{2,20}$/
 const EMAIL = /^[^\s@:]+@[^\s@:]+$/
@@ -17,7 +20,9 @@ export type NoticeEvent = (typeof NOTICE_EVENTS)[number]
 
 const mentionSchema = z.string()
 const destinationSchema = z.strictObject({
-  platform: z.enum(['slack', 'discord', 'web'], { error: 'platform must be "slack", "discord" or "web"' }),
+  platform: z.enum(['slack', 'discord', 'teams', 'web'], {
+    error: 'platform must be "slack", "discord", "teams" or "web"',
+  }),
   channel: z.string().optional(),
   user: z.string().optional(),
   mention: z.array(mentionSchema).optional(),
@@ -86,6 +91,7 @@ const routeSchema = z.strictObject({
       discord: z
         .strictObject({ users: z.array(z.string()).optional(), roles: z.array(z.string()).optional() })
         .optional(),
+      teams: z.strictObject({ users: z.array(z.string()).optional() }).optional(),
       web: z.boolean().optional(),
       /** People by e-mail (`email:ADDRESS`), on every platform through `people` and sign-in. */
       people: z
@@ -112,7 +118,7 @@ const routeSchema = z.strictObject({
     .optional(),
 })
 
-/** email -> a Discord user id, or `{discord?, slack?}`: one person's accounts on each platform. */
+/** email -> a Discord user id, or `{discord?, slack?, teams?}`: one person's accounts on each platform. */
 const peopleSchema = z.record(
   z.string().regex(EMAIL, 'keys are e-mail addresses'),
   z.union([
@@ -120,6 +126,7 @@ const peopleSchema = z.record(
     z.strictObject({
       discord: z.string().regex(SNOWFLAKE, 'not a Discord user id (a snowflake)').optional(),
       slack: z.string().regex(SLACK_USER, 'not a Slack user id (U…)').optional(),
+      teams: z.string().regex(TEAMS_USER, 'not a Microsoft Entra object id (a GUID)').optional(),
     }),
   ]),
 )

@@ -12,6 +12,8 @@ import {
   SLACK_GROUP,
   SLACK_USER,
   SNOWFLAKE,
+  TEAMS_CHANNEL,
+  TEAMS_USER,
 } from './routes-schema.js'
 import type { RoutePlan, Router } from './types.js'
 
@@ -42,16 +44,24 @@ function checkDestination(d: DestinationConfig, at: string, problems: string[]):
   if (!d.channel && !d.user) problems.push(`${at}: needs a channel or a user`)
   if (d.channel && d.user) problems.push(`${at}: give a channel or a user, not both`)
   const idOk = (id: string, kind: 'channel' | 'user') =>
-    d.platform === 'discord' ? SNOWFLAKE.test(id) : (kind === 'channel' ? SLACK_CHANNEL : SLACK_USER).test(id)
+    d.platform === 'discord'
+      ? SNOWFLAKE.test(id)
+      : d.platform === 'teams'
+        ? (kind === 'channel' ? TEAMS_CHANNEL : TEAMS_USER).test(id)
+        : (kind === 'channel' ? SLACK_CHANNEL : SLACK_USER).test(id)
+  const idName = {
+    slack: { channel: 'Slack channel id (C…)', user: 'Slack user id (U…)' },
+    discord: { channel: 'Discord channel id (a snowflake)', user: 'Discord user id (a snowflake)' },
+    teams: {
+      channel: 'Teams channel conversation id (19:…@thread.tacv2)',
+      user: 'Microsoft Entra object id',
+    },
+  }[d.platform]
   if (d.channel && !idOk(d.channel, 'channel')) {
-    problems.push(
-      `${at}.channel: "${d.channel}" is not a ${d.platform === 'slack' ? 'Slack channel id (C…)' : 'Discord channel id (a snowflake)'}`,
-    )
+    problems.push(`${at}.channel: "${d.channel}" is not a ${idName.channel}`)
   }
   if (d.user && !idOk(d.user, 'user')) {
-    problems.push(
-      `${at}.user: "${d.user}" is not a ${d.platform === 'slack' ? 'Slack user id (U…)' : 'Discord user id (a snowflake)'}`,
-    )
+    problems.push(`${at}.user: "${d.user}" is not a ${idName.user}`)
   }
   d.mention?.forEach((m, i) => {
     checkMention(d.platform, m, `${at}.mention[${i}]`, problems)
@@ -59,7 +69,7 @@ function checkDestination(d: DestinationConfig, at: string, problems: string[]):
 }
 
 function checkMention(
-  platform: 'slack' | 'discord' | 'web',
+  platform: 'slack' | 'discord' | 'teams' | 'web',
   mention: string,
   at: string,
   problems: string[],
@@ -70,14 +80,18 @@ function checkMention(
       ? (kind === 'subteam' && SLACK_GROUP.test(id)) || (kind === 'user' && SLACK_USER.test(id))
       : platform === 'discord'
         ? (kind === 'role' || kind === 'user') && SNOWFLAKE.test(id)
-        : false
+        : platform === 'teams'
+          ? kind === 'user' && TEAMS_USER.test(id)
+          : false
   if (!ok) {
     const hint =
       platform === 'slack'
         ? 'subteam:S… or user:U…'
         : platform === 'discord'
           ? 'role:ID or user:ID'
-          : 'no mentions on web'
+          : platform === 'teams'
+            ? 'user:ENTRA-OBJECT-ID'
+            : 'no mentions on web'
     problems.push(`${at}: "${mention}" is not a ${platform} mention (${hint})`)
   }
 }
@@ -89,7 +103,7 @@ function fitsRoute(route: RouteConfig, mention: string): boolean {
 }
 
 /** Whether a mention is valid on a platform (`subteam:`/`user:` on Slack, `role:`/`user:` on Discord). */
-export function mentionFits(platform: 'slack' | 'discord' | 'web', mention: string): boolean {
+export function mentionFits(platform: 'slack' | 'discord' | 'teams' | 'web', mention: string): boolean {
   const scratch: string[] = []
   checkMention(platform, mention, '', scratch)
   return scratch.length === 0
@@ -142,6 +156,10 @@ export function validateRoutes(value: unknown, source?: string): RoutesFile {
           problems.push(`${at}.responders.discord.${kind}[${i}]: "${id}" is not a Discord id`)
       })
     }
+    route.responders?.teams?.users?.forEach((id, i) => {
+      if (!TEAMS_USER.test(id))
+        problems.push(`${at}.responders.teams.users[${i}]: "${id}" is not a Microsoft Entra object id`)
+    })
     route.oncall?.fallback?.forEach((m, i) => {
       if (!fitsRoute(route, m))
         problems.push(`${at}.oncall.fallback[${i}]: "${m}" fits none of the route's platforms`)
