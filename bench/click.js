@@ -31,7 +31,7 @@ const CLICKS = Number(process.env.BENCH_CLICKS ?? 2000)
 // 80 rounds of 25 clicks: the three servers' turns of a round are a few seconds apart, so a slow
 // spell of the machine falls on all three alike, and the bootstrap has twice as many rounds to draw
 // than with 40 of 50. The cards posted, and so the section's time, are the same. The runs of each
-// are in the README's limits (the click).
+// are in docs/slack.md, Known limitations (the click).
 const ROUNDS = Number(process.env.BENCH_CLICK_ROUNDS ?? 80)
 /** Bootstrap resamples of the rounds, for the interval of the p99 ratio. */
 const RESAMPLES = 2000

@@ -280,7 +280,7 @@ ${ASKS} measured cycles, ${CONCURRENCY} in flight. A cycle: a blocking \`POST /v
 is not measured, and the fake enforces no rate limits), a signed \`block_actions\` click on Yes sent
 to the next replica (with 3 replicas always another one than the ask's), and the answer returned to
 the asking client. askbridge still keeps to Slack's workspace-wide 300 posts a minute (after a burst
-of 150): that bounds one replica's asks/s, and each replica keeps its own bucket (see the README,
+of 150): that bounds one replica's asks/s, and each replica keeps its own bucket (see docs/replicas.md,
 "Rate limits are paced per replica"), so 3 replicas are not bound by it here. SQLite uses the
 default durability (fsync per commit); PostgreSQL is the local server (loopback), its defaults.
 The machine was shared: load average ${load.toFixed(1)} when the section started, ${loadavg()[0].toFixed(1)} at its end.
