@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path'
 import { z } from 'zod'
 import { parseDuration } from '../routing/duration.js'
 import { isPostgresUrl, parsePostgresUrl } from '../store/pg-url.js'
+import { type AgentTokenEntry, loadAgentTokens } from './agent-tokens.js'
 
 /** Hosts that never leave the machine; anything else needs ASKBRIDGE_API_TOKEN. */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
@@ -104,6 +105,16 @@ export const envSchema = z.object({
   ASKBRIDGE_API_TOKEN: optionalText.refine((v) => v === undefined || v.length >= 8, {
     message: 'must be at least 8 characters',
   }),
+  /** A JSON file of per-agent tokens (their SHA-256 digests, agent, scopes, requester). */
+  ASKBRIDGE_AGENT_TOKENS: optionalText.transform((v, ctx): AgentTokenEntry[] | undefined => {
+    if (v === undefined) return undefined
+    const loaded = loadAgentTokens(v)
+    if ('problems' in loaded) {
+      for (const message of loaded.problems) ctx.addIssue({ code: 'custom', message })
+      return z.NEVER
+    }
+    return loaded.tokens
+  }),
   ASKBRIDGE_ROUTES: optionalText,
   ASKBRIDGE_URL: url('the bridge').transform((v) => v ?? 'http://127.0.0.1:8787'),
   /** Where people reach this bridge (links from Slack and Discord into the inbox); no trailing slash. */
@@ -178,8 +189,14 @@ function crossProblems(raw: Record<string, string | undefined>): string[] {
   }
   const problems: string[] = []
   const host = get('ASKBRIDGE_HOST') ?? '127.0.0.1'
-  if (!isLoopback(host) && get('ASKBRIDGE_API_TOKEN') === undefined) {
-    problems.push(`ASKBRIDGE_API_TOKEN is required when ASKBRIDGE_HOST (${host}) is not loopback`)
+  if (
+    !isLoopback(host) &&
+    get('ASKBRIDGE_API_TOKEN') === undefined &&
+    get('ASKBRIDGE_AGENT_TOKENS') === undefined
+  ) {
+    problems.push(
+      `ASKBRIDGE_API_TOKEN (or ASKBRIDGE_AGENT_TOKENS) is required when ASKBRIDGE_HOST (${host}) is not loopback`,
+    )
   }
   if (get('SLACK_BOT_TOKEN') !== undefined) {
     if (get('SLACK_APP_TOKEN') === undefined && get('SLACK_SIGNING_SECRET') === undefined) {

@@ -40,6 +40,8 @@ export class People {
 
   /** The person's e-mail address: their sign-in, or the map's entry for their account. */
   emailOf(person: Pick<Person, 'platform' | 'userId' | 'email'>): string | undefined {
+    // A person named by address (a token's requester, `email:ADDRESS`).
+    if (person.platform === 'email') return person.userId.toLowerCase()
     return person.email?.toLowerCase() ?? this.byAccount.get(`${person.platform}:${person.userId}`)
   }
 

@@ -3,13 +3,14 @@ import { HookError } from '../hooks/errors.js'
 import { answerClaudeCodeHook, answerElicitation, type HookDeps } from '../hooks/run.js'
 import { elicitRequestSchema } from '../hooks/schemas.js'
 import { parseDuration } from '../routing/duration.js'
-import type { ApiDeps } from './api.js'
+import { type ApiDeps, callerOf } from './api.js'
 import { parseBody, readJson, sendJson } from './body.js'
+import { requireAgent, requireScope } from './credentials.js'
 import { HttpError } from './errors.js'
-import type { Router } from './router.js'
+import type { RouteContext, Router } from './router.js'
 
 /** What the hook routes need beyond the API's own dependencies. */
-export interface HookRouteDeps extends ApiDeps, Pick<HookDeps, 'notices' | 'publicUrl'> {
+export interface HookRouteDeps extends ApiDeps, Pick<HookDeps, 'notices' | 'publicUrl' | 'agentFor'> {
   /** The hook timeout when a request names none (ASKBRIDGE_HOOK_TIMEOUT). @default 55000 */
   hookTimeoutMs?: number
 }
@@ -51,7 +52,21 @@ function asHttp(error: unknown): unknown {
 export function addHookRoutes(router: Router, deps: HookRouteDeps): void {
   const fallback = deps.hookTimeoutMs ?? 55_000
 
-  router.add('POST', '/v1/hooks/claude-code', async ({ req, res, url }) => {
+  /** The hook deps for one caller: asks run as an agent its token may act for. */
+  const forCaller = (who: RouteContext['caller']): HookRouteDeps => {
+    const caller = callerOf(who)
+    requireScope(caller, 'ask')
+    return {
+      ...deps,
+      agentFor: (agentId) => {
+        requireAgent(caller, agentId)
+        return deps.service.agents.ensure(agentId, caller.requester)
+      },
+    }
+  }
+
+  router.add('POST', '/v1/hooks/claude-code', async ({ req, res, url, caller }) => {
+    const callerDeps = forCaller(caller)
     if (deps.closing()) return sendJson(res, 200, {}) // no decision: Claude Code asks in its prompt
     const timeoutMs = timeoutOf(url, fallback)
     const route = routeOf(url)
@@ -65,7 +80,7 @@ export function addHookRoutes(router: Router, deps: HookRouteDeps): void {
       sendJson(res, 200, {})
     })
     try {
-      const output = await answerClaudeCodeHook(deps, body, {
+      const output = await answerClaudeCodeHook(callerDeps, body, {
         timeoutMs,
         signal: gone.signal,
         ...(route === undefined ? {} : { route }),
@@ -78,7 +93,8 @@ export function addHookRoutes(router: Router, deps: HookRouteDeps): void {
     }
   })
 
-  router.add('POST', '/v1/elicit', async ({ req, res }) => {
+  router.add('POST', '/v1/elicit', async ({ req, res, caller }) => {
+    const callerDeps = forCaller(caller)
     if (deps.closing())
       throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down; ask again shortly')
     const request = parseBody(elicitRequestSchema, await readJson(req))
@@ -89,7 +105,7 @@ export function addHookRoutes(router: Router, deps: HookRouteDeps): void {
       sendJson(res, 200, { action: 'cancel' })
     })
     try {
-      sendJson(res, 200, await answerElicitation(deps, request, { signal: gone.signal }))
+      sendJson(res, 200, await answerElicitation(callerDeps, request, { signal: gone.signal }))
     } catch (error) {
       throw asHttp(error)
     } finally {
