@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import { z } from 'zod'
-import { auditSafely } from '../answerer/interactions.js'
+import { auditSafely, shownOf } from '../answerer/interactions.js'
 import { CALL_ID_PATTERN } from '../card/codec.js'
 import type { CardState, Person } from '../card/types.js'
 import { DEFAULT_MAX_WAITING_ASKS } from '../config/env.js'
@@ -246,6 +246,7 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     const card = (await store.getCard<CardState>(key))?.state
     const requester = caller.requester ? { ...caller.requester } : undefined
     const refusal = card ? await deps.policy.refusesApi(card, actor, requester) : undefined
+    const shown = card ? await shownOf(store, card) : undefined
     const audit = (refused: boolean, code?: string) =>
       auditSafely(
         { store, log: deps.logger },
@@ -257,6 +258,7 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
           detail: { type: 'api-answer', answers: body.answers },
           refused,
           ...(code ? { code } : {}),
+          ...(shown ? { shown } : {}),
         },
       )
     if (refusal) {
