@@ -233,19 +233,17 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
 
   router.add('POST', '/v1/questions/:callId/answer', async ({ req, params, url, res, caller: who }) => {
     const caller = callerOf(who)
-    requireScope(caller, 'answer')
     const body = parseBody(answerBodySchema, await readJson(req))
     const named = agentParam(url)
     if (body.agentId !== undefined && named !== undefined && body.agentId !== named) {
       throw new HttpError(400, 'BAD_REQUEST', 'agentId in the query and in the body differ')
     }
-    const key = await ownCall(caller, params.callId ?? '', body.agentId ?? named)
+    const mine = !caller.scopes.has('admin') && !caller.agent.includes('*') ? caller.agent : undefined
+    const key = await resolveCall(service, params.callId ?? '', body.agentId ?? named ?? mine)
     // The same responder, quorum and requester rules as every click: checked on the card, and the
     // answer (or its refusal) is audited with the caller as its actor.
     const actor: Person = { platform: 'api', userId: caller.label }
     const card = (await store.getCard<CardState>(key))?.state
-    const requester = caller.requester ? { ...caller.requester } : undefined
-    const refusal = card ? await deps.policy.refusesApi(card, actor, requester) : undefined
     const shown = card ? await shownOf(store, card) : undefined
     const audit = (refused: boolean, code?: string) =>
       auditSafely(
@@ -261,6 +259,16 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
           ...(shown ? { shown } : {}),
         },
       )
+    // A token that may not answer, or not for this agent: refused, and audited when a card exists.
+    try {
+      requireScope(caller, 'answer')
+      requireAgent(caller, key.agentId)
+    } catch (error) {
+      if (card) await audit(true, (error as HttpError).code.toLowerCase().replace(/_/g, '-'))
+      throw error
+    }
+    const requester = caller.requester ? { ...caller.requester } : undefined
+    const refusal = card ? await deps.policy.refusesApi(card, actor, requester) : undefined
     if (refusal) {
       await audit(true, 'not-allowed')
       throw new HttpError(403, 'NOT_ALLOWED', refusal)

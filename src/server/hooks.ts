@@ -56,12 +56,22 @@ export function addHookRoutes(router: Router, deps: HookRouteDeps): void {
   const forCaller = (who: RouteContext['caller']): HookRouteDeps => {
     const caller = callerOf(who)
     requireScope(caller, 'ask')
+    const notices = deps.notices
     return {
       ...deps,
       agentFor: (agentId) => {
         requireAgent(caller, agentId)
         return deps.service.agents.ensure(agentId, caller.requester)
       },
+      // A notice names its session's agent too: only one the token may act for.
+      ...(notices
+        ? {
+            notices: (request) => {
+              requireAgent(caller, request.agentId)
+              return notices(request)
+            },
+          }
+        : {}),
     }
   }
 

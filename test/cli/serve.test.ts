@@ -207,7 +207,12 @@ test('with a token every route but /healthz needs it, Slack clicks pass by signa
     expect(await (await asking).json()).toMatchObject({ answers: [{ id: 'go', selected: ['Yes'] }] })
     // The printed sign-in link opens the inbox once; serve prints the next one, and logs neither.
     const link = await served.inbox
-    expect((await fetch(link, { redirect: 'manual' })).status).toBe(302)
+    const opened = await fetch(link, { redirect: 'manual' })
+    expect(opened.status).toBe(302)
+    const cookie = opened.headers.get('set-cookie')?.split(';')[0] ?? ''
+    const page = await fetch(`${url}/inbox`, { headers: { cookie, accept: 'text/html' } })
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('askbridge inbox')
     const next = await until(
       () => /the next one: (http:\/\/\S+)/.exec(served.output())?.[1],
       'the next sign-in link',

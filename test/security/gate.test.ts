@@ -199,6 +199,15 @@ describe('agents and reviewers hold different credentials', () => {
       body: { answers: [{ id: 'deploy', selected: ['Approve'] }] },
     })
     expect([answer.status, answer.body.error?.code]).toEqual([403, 'FORBIDDEN_SCOPE'])
+    // The refusal concerns a card: it is audited with the token as actor, and the call is unchanged.
+    const refusedAnswer = (await b.bridge.store.listAudit({ callId: 'mine-1' })).find(
+      (e) => e.kind === 'interaction',
+    )
+    expect(refusedAnswer).toMatchObject({
+      refused: true,
+      code: 'forbidden-scope',
+      actor: { platform: 'api', userId: 'agent-token:deploy-bot' },
+    })
     // Agent tokens never open the inbox.
     for (const headers of [deploy, other]) {
       expect((await raw(b.url, 'GET', '/inbox/api/cards', { headers })).status).toBe(401)
