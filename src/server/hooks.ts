@@ -5,7 +5,7 @@ import { elicitRequestSchema } from '../hooks/schemas.js'
 import { parseDuration } from '../routing/duration.js'
 import { type ApiDeps, callerOf } from './api.js'
 import { parseBody, readJson, sendJson } from './body.js'
-import { requireAgent, requireScope } from './credentials.js'
+import { agentOf, requireAgent, requireScope } from './credentials.js'
 import { HttpError } from './errors.js'
 import type { RouteContext, Router } from './router.js'
 
@@ -107,7 +107,9 @@ export function addHookRoutes(router: Router, deps: HookRouteDeps): void {
     const callerDeps = forCaller(caller)
     if (deps.closing())
       throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down; ask again shortly')
-    const request = parseBody(elicitRequestSchema, await readJson(req))
+    const parsed = parseBody(elicitRequestSchema, await readJson(req))
+    // The agent is the token's when the request names none (403 when it names another).
+    const request = { ...parsed, agentId: agentOf(callerOf(caller), parsed.agentId, 'mcp') }
     const gone = new AbortController()
     res.on('close', () => gone.abort())
     const untrack = deps.track(res, () => {

@@ -222,6 +222,29 @@ describe('agents and reviewers hold different credentials', () => {
     expect(JSON.stringify(b.logs)).not.toMatch(/deploy-bot-token|other-bot-token/)
   })
 
+  it('hook asks run as the session’s agent only under a token that covers it; no card is posted otherwise', async () => {
+    const b = await start({
+      tokens: [
+        { token: 'deploy-bot-token-1', agent: 'deploy-bot', scopes: ['ask'] },
+        { token: 'claude-sessions-tok', agent: 'claude-code:*', scopes: ['ask'] },
+      ],
+    })
+    const payload = fixture('permission-request-bash')
+    const refused = await raw(b.url, 'POST', '/v1/hooks/claude-code?timeout=60', {
+      headers: bearer('deploy-bot-token-1'),
+      body: payload,
+    })
+    expect([refused.status, refused.body.error?.code]).toEqual([403, 'FORBIDDEN_AGENT'])
+    expect(await b.bridge.store.listCards()).toEqual([])
+    const { hook, card } = await permissionRequest(b, bearer('claude-sessions-tok'))
+    expect(card.agentId).toMatch(/^claude-code:/)
+    const cancel = await raw(b.url, 'DELETE', `/v1/questions/${card.callId}`, {
+      headers: bearer('claude-sessions-tok'),
+    })
+    expect(cancel.status).toBe(200)
+    await hook
+  })
+
   it('a bad tokens file is named with every other configuration problem at once', async () => {
     const { writeFileSync, mkdtempSync } = await import('node:fs')
     const { join } = await import('node:path')
