@@ -1,9 +1,12 @@
 import type { Person } from '../card/types.js'
+import { globMatch } from '../routing/routes.js'
 
 /** One person's accounts, from the routes file's `people` map. */
 export interface PersonAccounts {
   slack?: string | undefined
   discord?: string | undefined
+  /** Agents this person runs (`*` globs): the person is their requester (`excludeRequester`). */
+  agents?: string[] | undefined
 }
 
 /**
@@ -14,10 +17,14 @@ export interface PersonAccounts {
 export class People {
   private readonly byEmail = new Map<string, PersonAccounts>()
   private readonly byAccount = new Map<string, string>()
+  private readonly runs: Array<{ email: string; agents: string[] }> = []
 
   constructor(map: Record<string, PersonAccounts | string> = {}) {
     for (const [email, accounts] of Object.entries(map)) {
       const entry = typeof accounts === 'string' ? { discord: accounts } : accounts
+      if (typeof accounts !== 'string' && accounts.agents?.length) {
+        this.runs.push({ email: email.toLowerCase(), agents: accounts.agents })
+      }
       if (entry.slack) this.learn('slack', entry.slack, email)
       if (entry.discord) this.learn('discord', entry.discord, email)
       if (!entry.slack && !entry.discord) this.byEmail.set(email.toLowerCase(), {})
@@ -31,6 +38,12 @@ export class People {
     entry[platform] = userId
     this.byEmail.set(key, entry)
     this.byAccount.set(`${platform}:${userId}`, key)
+  }
+
+  /** The person who runs this agent (the first `people` entry whose `agents` match), if any. */
+  requesterOf(agentId: string): { platform: string; userId: string } | undefined {
+    const found = this.runs.find((r) => r.agents.some((glob) => globMatch(glob, agentId)))
+    return found ? { platform: 'email', userId: found.email } : undefined
   }
 
   /** The accounts the map knows for an address. */

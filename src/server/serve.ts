@@ -262,16 +262,18 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
 }
 
 /**
- * `excludeRequester` needs to know whom an agent acts for: only an agent token naming a
- * `requester` says so. Without one, the routes that set it are named at start.
+ * `excludeRequester` needs to know whom an agent acts for: an agent token naming a `requester`,
+ * or a `people` entry listing the agents a person runs. Without either, the routes that set it
+ * are named at start.
  */
 function warnUnknownRequesters(routes: RoutesFile | undefined, config: Config, log: Logger): void {
-  const named = (config.ASKBRIDGE_AGENT_TOKENS ?? []).some((t) => t.requester !== undefined)
-  if (named) return
+  const byToken = (config.ASKBRIDGE_AGENT_TOKENS ?? []).some((t) => t.requester !== undefined)
+  const byPeople = Object.values(routes?.people ?? {}).some((p) => typeof p !== 'string' && p.agents?.length)
+  if (byToken || byPeople) return
   const excluding = (routes?.routes ?? []).filter((r) => r.excludeRequester).map((r) => r.name)
   if (excluding.length === 0) return
   log.warn('excludeRequester cannot exclude anyone yet', {
     routes: excluding,
-    why: 'no agent token names a requester (ASKBRIDGE_AGENT_TOKENS "requester"), so no ask says whom it is for',
+    why: 'no agent token names a requester (ASKBRIDGE_AGENT_TOKENS "requester") and no people entry lists "agents", so no ask says whom it is for',
   })
 }

@@ -427,6 +427,37 @@ describe('the requester is known', () => {
     expect(await asking).toMatchObject({ body: { answers: [{ id: 'deploy', selected: ['Approve'] }] } })
   })
 
+  it('a people entry naming the agents a person runs makes them its requester', async () => {
+    const b = await start({
+      oidc: true,
+      routes: {
+        people: { 'alice@example.com': { agents: ['deploy-*'] } },
+        routes: [
+          {
+            name: 'prod',
+            match: { intent: 'approval' },
+            destinations: [{ platform: 'web' }],
+            responders: { people: ['email:alice@example.com', 'email:bob@example.com'] },
+            excludeRequester: true,
+          },
+        ],
+      },
+    })
+    expect(b.logs.some((l) => l.message === 'excludeRequester cannot exclude anyone yet')).toBe(false)
+    const { asking } = await askApproval(b, 'ppl-1', {}, { agentId: 'deploy-api' })
+    const jar = await signIn(b.url, 'alice@example.com', new CookieJar())
+    const me = (await (await send(jar, new URL('/inbox/api/me', b.url))).json()) as { csrf: string }
+    const res = await send(jar, new URL('/inbox/api/cards/ppl-1/actions?agentId=deploy-api', b.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': me.csrf, origin: b.url },
+      body: JSON.stringify({ action: { type: 'approve' } }),
+    })
+    expect(((await res.json()) as { ok: boolean }).ok).toBe(false)
+    expect((await cardOf(b, 'ppl-1', 'deploy-api'))?.status).toBe('open')
+    await raw(b.url, 'DELETE', '/v1/questions/ppl-1?agentId=deploy-api')
+    await asking
+  })
+
   it('serve warns at start about routes with excludeRequester while no token names a requester', async () => {
     const b = await start({
       routes: {
