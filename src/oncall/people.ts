@@ -1,4 +1,5 @@
 import type { Person } from '../card/types.js'
+import { globMatch } from '../routing/routes.js'
 
 /** One person's accounts, from the routes file's `people` map. */
 export interface PersonAccounts {
@@ -6,6 +7,8 @@ export interface PersonAccounts {
   discord?: string | undefined
   /** Microsoft Entra object id of the person's Teams account. */
   teams?: string | undefined
+  /** Agents this person runs (`*` globs): the person is their requester (`excludeRequester`). */
+  agents?: string[] | undefined
 }
 
 /**
@@ -16,10 +19,14 @@ export interface PersonAccounts {
 export class People {
   private readonly byEmail = new Map<string, PersonAccounts>()
   private readonly byAccount = new Map<string, string>()
+  private readonly runs: Array<{ email: string; agents: string[] }> = []
 
   constructor(map: Record<string, PersonAccounts | string> = {}) {
     for (const [email, accounts] of Object.entries(map)) {
       const entry = typeof accounts === 'string' ? { discord: accounts } : accounts
+      if (typeof accounts !== 'string' && accounts.agents?.length) {
+        this.runs.push({ email: email.toLowerCase(), agents: accounts.agents })
+      }
       if (entry.slack) this.learn('slack', entry.slack, email)
       if (entry.discord) this.learn('discord', entry.discord, email)
       if (entry.teams) this.learn('teams', entry.teams, email)
@@ -36,6 +43,12 @@ export class People {
     this.byAccount.set(`${platform}:${userId}`, key)
   }
 
+  /** The person who runs this agent (the first `people` entry whose `agents` match), if any. */
+  requesterOf(agentId: string): { platform: string; userId: string } | undefined {
+    const found = this.runs.find((r) => r.agents.some((glob) => globMatch(glob, agentId)))
+    return found ? { platform: 'email', userId: found.email } : undefined
+  }
+
   /** The accounts the map knows for an address. */
   accounts(email: string): PersonAccounts {
     return { ...this.byEmail.get(email.toLowerCase()) }
@@ -43,6 +56,8 @@ export class People {
 
   /** The person's e-mail address: their sign-in, or the map's entry for their account. */
   emailOf(person: Pick<Person, 'platform' | 'userId' | 'email'>): string | undefined {
+    // A person named by address (a token's requester, `email:ADDRESS`).
+    if (person.platform === 'email') return person.userId.toLowerCase()
     return person.email?.toLowerCase() ?? this.byAccount.get(`${person.platform}:${person.userId}`)
   }
 

@@ -127,6 +127,11 @@ const peopleSchema = z.record(
       discord: z.string().regex(SNOWFLAKE, 'not a Discord user id (a snowflake)').optional(),
       slack: z.string().regex(SLACK_USER, 'not a Slack user id (U…)').optional(),
       teams: z.string().regex(TEAMS_USER, 'not a Microsoft Entra object id (a GUID)').optional(),
+      /** Agents this person runs (`*` globs over agent ids): they are those agents' requester. */
+      agents: z
+        .array(z.string().regex(/^[A-Za-z0-9_.:*-]{1,64}$/, 'not an agent id or a * glob of agent ids'))
+        .min(1)
+        .optional(),
     }),
   ]),
 )
