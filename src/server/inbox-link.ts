@@ -14,6 +14,8 @@ export interface InboxLinksOptions {
   onLink?: (path: string) => void
   /** How many browsers may be signed in at once; the oldest session goes first. @default 100 */
   maxSessions?: number
+  /** Mark the cookie `Secure` (the bridge's public URL is https). @default false */
+  secureCookies?: boolean
   logger?: Logger
 }
 
@@ -69,7 +71,7 @@ export class InboxLinks {
       this.log.info('inbox signed in through the sign-in link')
       res.writeHead(302, {
         location: '/inbox',
-        'set-cookie': `${INBOX_COOKIE}=${session}; Path=/; HttpOnly; SameSite=Strict`,
+        'set-cookie': `${INBOX_COOKIE}=${session}; Path=/; HttpOnly; SameSite=Strict${this.options.secureCookies ? '; Secure' : ''}`,
         'cache-control': 'no-store',
         'referrer-policy': 'no-referrer',
       })

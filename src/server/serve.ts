@@ -171,6 +171,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
     const onInboxLink = options.onInboxLink
     const inboxLinks = new InboxLinks({
       logger: log,
+      secureCookies: publicUrl?.startsWith('https:') === true,
       ...(onInboxLink ? { onLink: (path: string) => onInboxLink(`${base}${path}`) } : {}),
     })
     const web = built.web

@@ -79,6 +79,7 @@ export async function startSecure(
         ASKBRIDGE_OIDC_ISSUER: provider.issuer,
         ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
         ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+        ASKBRIDGE_PUBLIC_URL: url,
       }
     }
     const config = parseConfig({

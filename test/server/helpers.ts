@@ -76,7 +76,8 @@ const inboxCookies = new Map<string, string>()
 
 /** Open the inbox through a sign-in link; resolves the cookie it sets (`name=value`). */
 export async function openInbox(link: string): Promise<string> {
-  const res = await fetch(link, { redirect: 'manual' })
+  // `connection: close`: no keep-alive connection is left behind to count against the edge's caps.
+  const res = await fetch(link, { redirect: 'manual', headers: { connection: 'close' } })
   const cookie = res.headers.get('set-cookie')?.split(';')[0]
   if (res.status !== 302 || !cookie) throw new Error(`the inbox sign-in link was refused (${res.status})`)
   return cookie
