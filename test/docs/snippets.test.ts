@@ -72,7 +72,7 @@ const runnable = all.filter((s) => !s.spec.serve)
 
 /** `npx askbridge …` and `askbridge …` run the built bin, as an installed package would. */
 const PRELUDE = `
-askbridge() { node "$ASKBRIDGE_TEST_BIN" "$@"; }
+askbridge() { "$ASKBRIDGE_TEST_NODE" "$ASKBRIDGE_TEST_BIN" "$@"; }
 npx() { case "$1" in askbridge|askbridge@latest) shift; askbridge "$@";; *) command npx "$@";; esac; }
 `
 
@@ -84,7 +84,13 @@ const headers: Record<string, string> = {}
 function shell(code: string, env: Record<string, string>): ChildProcess {
   return spawn('bash', ['-c', `${PRELUDE}\n${code}`], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, ASKBRIDGE_TEST_BIN: BIN, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: cwd,
+      ASKBRIDGE_TEST_NODE: process.execPath,
+      ASKBRIDGE_TEST_BIN: BIN,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   })
