@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import { z } from 'zod'
+import type { PlatformModule } from '../platform.js'
 import { parseDuration } from '../routing/duration.js'
 import { DEFAULT_EDGE_LIMITS as EDGE } from '../server/edge.js'
 import { isPostgresUrl, parsePostgresUrl } from '../store/pg-url.js'
@@ -13,13 +14,15 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
 }
 
-const optionalText = z
+/** An optional variable: trimmed, and unset when empty. */
+export const optionalText = z
   .string()
   .transform((v) => v.trim())
   .optional()
   .transform((v) => (v === '' ? undefined : v))
 
-const url = (what: string) =>
+/** An optional http(s) URL variable; the message names what it is for. */
+export const url = (what: string) =>
   optionalText.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), {
     message: `must be an http(s) URL for ${what}`,
   })
@@ -120,7 +123,7 @@ export const envSchema = z.object({
   }),
   ASKBRIDGE_ROUTES: optionalText,
   ASKBRIDGE_URL: url('the bridge').transform((v) => v ?? 'http://127.0.0.1:8787'),
-  /** Where people reach this bridge (links from Slack and Discord into the inbox); no trailing slash. */
+  /** Where people reach this bridge (links from chat platforms into the inbox); no trailing slash. */
   ASKBRIDGE_PUBLIC_URL: url('links into the inbox (https://askbridge.example.com)').transform((v) =>
     v?.replace(/\/+$/, ''),
   ),
@@ -193,36 +196,22 @@ export const envSchema = z.object({
   /** Audit entries older than this are pruned (ms; 0, the default, keeps the audit). */
   ASKBRIDGE_AUDIT_RETENTION: retention(0),
   ASKBRIDGE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).optional().default('info'),
-  SLACK_BOT_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xoxb-'), {
-    message: 'must be a bot token starting with "xoxb-"',
-  }),
-  SLACK_APP_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xapp-'), {
-    message: 'must be an app-level token starting with "xapp-"',
-  }),
-  SLACK_SIGNING_SECRET: optionalText,
-  SLACK_CHANNEL: optionalText,
-  SLACK_API_URL: url('the Slack Web API'),
-  DISCORD_BOT_TOKEN: optionalText,
-  DISCORD_CHANNEL_ID: optionalText.refine((v) => v === undefined || /^\d{15,25}$/.test(v), {
-    message: 'must be a Discord channel id (a snowflake, digits only)',
-  }),
-  DISCORD_API_URL: url('the Discord REST API'),
   ASKBRIDGE_OIDC_ISSUER: url('the OpenID Connect provider (its issuer URL)'),
   ASKBRIDGE_OIDC_CLIENT_ID: optionalText,
   ASKBRIDGE_OIDC_CLIENT_SECRET: optionalText,
   ASKBRIDGE_OIDC_REDIRECT_URI: url('the inbox sign-in callback (https://HOST/inbox/callback)'),
   PAGERDUTY_API_TOKEN: optionalText,
   PAGERDUTY_API_URL: url('the PagerDuty REST API'),
-  DISCORD_PUBLIC_KEY: optionalText.refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v), {
-    message: 'must be the application public key (64 hex characters)',
-  }),
 })
 
 /**
  * Rules across variables. They run on the raw values even when a single variable is bad, so
  * one message names every problem.
  */
-function crossProblems(raw: Record<string, string | undefined>): string[] {
+function crossProblems(
+  raw: Record<string, string | undefined>,
+  platforms: readonly PlatformModule[],
+): string[] {
   const get = (key: string) => {
     const v = raw[key]?.trim()
     return v ? v : undefined
@@ -231,17 +220,6 @@ function crossProblems(raw: Record<string, string | undefined>): string[] {
   const host = get('ASKBRIDGE_HOST') ?? '127.0.0.1'
   if (!isLoopback(host) && get('ASKBRIDGE_API_TOKEN') === undefined) {
     problems.push(`ASKBRIDGE_API_TOKEN is required when ASKBRIDGE_HOST (${host}) is not loopback`)
-  }
-  if (get('SLACK_BOT_TOKEN') !== undefined) {
-    if (get('SLACK_APP_TOKEN') === undefined && get('SLACK_SIGNING_SECRET') === undefined) {
-      problems.push(
-        'SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is needed with SLACK_BOT_TOKEN (Socket Mode or HTTP mode)',
-      )
-    }
-  } else {
-    for (const key of ['SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_CHANNEL']) {
-      if (get(key) !== undefined) problems.push(`${key} is set but SLACK_BOT_TOKEN is not`)
-    }
   }
   const oidc = ['ASKBRIDGE_OIDC_ISSUER', 'ASKBRIDGE_OIDC_CLIENT_ID', 'ASKBRIDGE_OIDC_CLIENT_SECRET']
   const oidcSet = oidc.filter((key) => get(key) !== undefined)
@@ -264,15 +242,25 @@ function crossProblems(raw: Record<string, string | undefined>): string[] {
   if (get('ASKBRIDGE_OIDC_REDIRECT_URI') !== undefined && oidcSet.length === 0) {
     problems.push('ASKBRIDGE_OIDC_REDIRECT_URI is set but ASKBRIDGE_OIDC_ISSUER is not')
   }
-  if (get('DISCORD_BOT_TOKEN') === undefined) {
-    for (const key of ['DISCORD_CHANNEL_ID', 'DISCORD_PUBLIC_KEY']) {
-      if (get(key) !== undefined) problems.push(`${key} is set but DISCORD_BOT_TOKEN is not`)
-    }
-  }
+  for (const platform of platforms) problems.push(...(platform.crossProblems?.(get) ?? []))
   return problems
 }
 
-export type Config = z.output<typeof envSchema>
+/** The core's own variables. */
+export type CoreConfig = z.output<typeof envSchema>
+
+/**
+ * A validated configuration: the core's variables, and each platform's (by variable name, read
+ * through the platform's `envOf`).
+ */
+export type Config = CoreConfig & { readonly [variable: string]: unknown }
+
+/** The whole schema: the core's variables and every platform's fragment. */
+function schemaOf(platforms: readonly PlatformModule[]) {
+  const fragments: Record<string, PlatformModule['env'][string]> = {}
+  for (const platform of platforms) Object.assign(fragments, platform.env)
+  return envSchema.extend(fragments)
+}
 
 /** A configuration problem; `message` names every bad variable, meant to be printed as-is. */
 export class ConfigError extends Error {
@@ -284,9 +272,15 @@ export class ConfigError extends Error {
   }
 }
 
-/** Validate an environment (process.env by default). Throws one ConfigError naming every problem. */
-export function parseConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = envSchema.safeParse(env)
+/**
+ * Validate an environment with the platforms' variables. Throws one ConfigError naming every
+ * problem.
+ */
+export function parseConfig(
+  env: Record<string, string | undefined>,
+  platforms: readonly PlatformModule[],
+): Config {
+  const parsed = schemaOf(platforms).safeParse(env)
   const problems = parsed.success
     ? []
     : parsed.error.issues.map((issue) => {
@@ -294,8 +288,8 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
         // Never echo a value: it may be a secret. The messages here never include the input.
         return `${key} ${issue.message}`
       })
-  problems.push(...crossProblems(env))
-  if (parsed.success && problems.length === 0) return parsed.data
+  problems.push(...crossProblems(env, platforms))
+  if (parsed.success && problems.length === 0) return parsed.data as Config
   throw new ConfigError(problems)
 }
 
@@ -306,13 +300,10 @@ function dbPassword(value: string): string | undefined {
 }
 
 /** Values that must never reach a log line. */
-export function secretsOf(config: Config): string[] {
+export function secretsOf(config: Config, platforms: readonly PlatformModule[]): string[] {
   return [
     config.ASKBRIDGE_API_TOKEN,
-    config.SLACK_BOT_TOKEN,
-    config.SLACK_APP_TOKEN,
-    config.SLACK_SIGNING_SECRET,
-    config.DISCORD_BOT_TOKEN,
+    ...platforms.flatMap((p) => p.secrets.map((variable) => config[variable])),
     dbPassword(config.ASKBRIDGE_DB),
     config.PAGERDUTY_API_TOKEN,
     config.ASKBRIDGE_OIDC_CLIENT_SECRET,
@@ -320,7 +311,7 @@ export function secretsOf(config: Config): string[] {
 }
 
 /**
- * Where people reach the bridge, for links from Slack and Discord into the inbox:
+ * Where people reach the bridge, for links from chat platforms into the inbox:
  * ASKBRIDGE_PUBLIC_URL, else what precedes `/inbox/callback` in ASKBRIDGE_OIDC_REDIRECT_URI (the
  * address the sign-in provider sends people back to), else unknown (the listen address is often
  * loopback, which a link in a chat message cannot reach).

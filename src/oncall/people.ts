@@ -1,36 +1,41 @@
 import type { Person } from '../card/types.js'
 
-/** One person's accounts, from the routes file's `people` map. */
-export interface PersonAccounts {
-  slack?: string | undefined
-  discord?: string | undefined
+/** One person's accounts, from the routes file's `people` map: platform id -> user id. */
+export type PersonAccounts = Partial<Record<string, string>>
+
+/** A person's identity across platforms: their e-mail address, or one platform account. */
+export type Identity = { email: string } | { platform: string; userId: string }
+
+/** The key an identity is compared by (`email:ADDRESS` or `platform:userId`). */
+export function identityKey(identity: Identity): string {
+  return 'email' in identity ? `email:${identity.email}` : `${identity.platform}:${identity.userId}`
 }
 
 /**
- * Who is who across platforms: the routes file's `people` map (e-mail -> Discord and Slack ids),
- * plus Slack ids learned from `users.lookupByEmail`. It gives a person one identity
- * (`email:ADDRESS`) whether they click in Slack, Discord or the signed-in inbox.
+ * Who is who across platforms: the routes file's `people` map (e-mail -> each platform's user
+ * id), plus accounts learned from a platform's e-mail look-up. It gives a person one identity
+ * (their address) whichever platform they click on, or the signed-in inbox.
  */
 export class People {
   private readonly byEmail = new Map<string, PersonAccounts>()
   private readonly byAccount = new Map<string, string>()
 
-  constructor(map: Record<string, PersonAccounts | string> = {}) {
+  constructor(map: Record<string, PersonAccounts> = {}) {
     for (const [email, accounts] of Object.entries(map)) {
-      const entry = typeof accounts === 'string' ? { discord: accounts } : accounts
-      if (entry.slack) this.learn('slack', entry.slack, email)
-      if (entry.discord) this.learn('discord', entry.discord, email)
-      if (!entry.slack && !entry.discord) this.byEmail.set(email.toLowerCase(), {})
+      this.byEmail.set(email.toLowerCase(), {})
+      for (const [platform, userId] of Object.entries(accounts)) {
+        if (userId) this.learn(platform, userId, email)
+      }
     }
   }
 
-  /** Tie a platform account to an e-mail address (the map, or a Slack e-mail look-up). */
-  learn(platform: 'slack' | 'discord', userId: string, email: string): void {
+  /** Tie a platform account to an e-mail address (the map, or a platform's e-mail look-up). */
+  learn(platform: string, userId: string, email: string): void {
     const key = email.toLowerCase()
     const entry = this.byEmail.get(key) ?? {}
     entry[platform] = userId
     this.byEmail.set(key, entry)
-    this.byAccount.set(`${platform}:${userId}`, key)
+    this.byAccount.set(identityKey({ platform, userId }), key)
   }
 
   /** The accounts the map knows for an address. */
@@ -40,13 +45,16 @@ export class People {
 
   /** The person's e-mail address: their sign-in, or the map's entry for their account. */
   emailOf(person: Pick<Person, 'platform' | 'userId' | 'email'>): string | undefined {
-    return person.email?.toLowerCase() ?? this.byAccount.get(`${person.platform}:${person.userId}`)
+    return (
+      person.email?.toLowerCase() ??
+      this.byAccount.get(identityKey({ platform: person.platform, userId: person.userId }))
+    )
   }
 
   /** One key per person: `email:ADDRESS` when known, else `platform:userId`. */
   identityOf(person: Pick<Person, 'platform' | 'userId' | 'email'>): string {
     const email = this.emailOf(person)
-    return email ? `email:${email}` : `${person.platform}:${person.userId}`
+    return identityKey(email ? { email } : { platform: person.platform, userId: person.userId })
   }
 
   /**
@@ -55,6 +63,6 @@ export class People {
    */
   identify<P extends Pick<Person, 'platform' | 'userId' | 'email'>>(person: P): P & { identity?: string } {
     const email = this.emailOf(person)
-    return email ? { ...person, identity: `email:${email}` } : person
+    return email ? { ...person, identity: identityKey({ email }) } : person
   }
 }

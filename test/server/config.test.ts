@@ -2,11 +2,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { ConfigError, envSchema, loadConfig, parseConfig, secretsOf } from '../../src/config/index.js'
 
 describe('configuration', () => {
   test('embedded defaults need nothing', () => {
-    const c = parseConfig({})
+    const c = parseConfig({}, PLATFORMS)
     expect(c).toMatchObject({
       ASKBRIDGE_HOST: '127.0.0.1',
       ASKBRIDGE_PORT: 8787,
@@ -21,14 +22,17 @@ describe('configuration', () => {
   test('every problem is named in one message, values never echoed', () => {
     let error: unknown
     try {
-      parseConfig({
-        ASKBRIDGE_PORT: '99999',
-        ASKBRIDGE_URL: 'ftp://x',
-        SLACK_BOT_TOKEN: 'xoxp-fake-usr',
-        SLACK_CHANNEL: 'C1',
-        DISCORD_PUBLIC_KEY: 'zz',
-        ASKBRIDGE_HOST: '10.0.0.5',
-      })
+      parseConfig(
+        {
+          ASKBRIDGE_PORT: '99999',
+          ASKBRIDGE_URL: 'ftp://x',
+          SLACK_BOT_TOKEN: 'xoxp-fake-usr',
+          SLACK_CHANNEL: 'C1',
+          DISCORD_PUBLIC_KEY: 'zz',
+          ASKBRIDGE_HOST: '10.0.0.5',
+        },
+        PLATFORMS,
+      )
     } catch (e) {
       error = e
     }
@@ -49,16 +53,16 @@ describe('configuration', () => {
   })
 
   test('retention: 30 days for calls and the audit kept by default, durations or 0, a bad value named', () => {
-    const defaults = parseConfig({})
+    const defaults = parseConfig({}, PLATFORMS)
     expect(defaults.ASKBRIDGE_RETENTION).toBe(30 * 86_400_000)
     expect(defaults.ASKBRIDGE_AUDIT_RETENTION).toBe(0)
-    const set = parseConfig({ ASKBRIDGE_RETENTION: '0', ASKBRIDGE_AUDIT_RETENTION: '365d' })
+    const set = parseConfig({ ASKBRIDGE_RETENTION: '0', ASKBRIDGE_AUDIT_RETENTION: '365d' }, PLATFORMS)
     expect(set.ASKBRIDGE_RETENTION).toBe(0)
     expect(set.ASKBRIDGE_AUDIT_RETENTION).toBe(365 * 86_400_000)
-    expect(parseConfig({ ASKBRIDGE_RETENTION: '12h' }).ASKBRIDGE_RETENTION).toBe(12 * 3_600_000)
+    expect(parseConfig({ ASKBRIDGE_RETENTION: '12h' }, PLATFORMS).ASKBRIDGE_RETENTION).toBe(12 * 3_600_000)
     let error: unknown
     try {
-      parseConfig({ ASKBRIDGE_RETENTION: 'a month', ASKBRIDGE_AUDIT_RETENTION: '-1d' })
+      parseConfig({ ASKBRIDGE_RETENTION: 'a month', ASKBRIDGE_AUDIT_RETENTION: '-1d' }, PLATFORMS)
     } catch (e) {
       error = e
     }
@@ -71,17 +75,22 @@ describe('configuration', () => {
   })
 
   test('Slack and Discord settings without their bot token are named', () => {
-    expect(() => parseConfig({ SLACK_CHANNEL: 'C1', DISCORD_CHANNEL_ID: '110000000000000003' })).toThrow(
+    expect(() =>
+      parseConfig({ SLACK_CHANNEL: 'C1', DISCORD_CHANNEL_ID: '110000000000000003' }, PLATFORMS),
+    ).toThrow(
       /SLACK_CHANNEL is set but SLACK_BOT_TOKEN is not[\s\S]*DISCORD_CHANNEL_ID is set but DISCORD_BOT_TOKEN is not/,
     )
-    const ok = parseConfig({
-      SLACK_BOT_TOKEN: 'xoxb-fake',
-      SLACK_APP_TOKEN: 'xapp-test-token',
-      SLACK_CHANNEL: 'C0123',
-      DISCORD_BOT_TOKEN: 'discord-test-token',
-      DISCORD_CHANNEL_ID: '110000000000000003',
-    })
-    expect(secretsOf(ok)).toEqual(['xoxb-fake', 'xapp-test-token', 'discord-test-token'])
+    const ok = parseConfig(
+      {
+        SLACK_BOT_TOKEN: 'xoxb-fake',
+        SLACK_APP_TOKEN: 'xapp-test-token',
+        SLACK_CHANNEL: 'C0123',
+        DISCORD_BOT_TOKEN: 'discord-test-token',
+        DISCORD_CHANNEL_ID: '110000000000000003',
+      },
+      PLATFORMS,
+    )
+    expect(secretsOf(ok, PLATFORMS)).toEqual(['xoxb-fake', 'xapp-test-token', 'discord-test-token'])
   })
 
   test('.env fills in what the environment lacks; the environment wins', () => {
@@ -89,10 +98,12 @@ describe('configuration', () => {
     try {
       const file = join(dir, '.env')
       writeFileSync(file, '# comment\nASKBRIDGE_PORT=9999\nASKBRIDGE_DB=sqlite:/tmp/from-file.db\n')
-      const c = loadConfig({ env: { ASKBRIDGE_PORT: '7000' }, envFile: file })
+      const c = loadConfig({ platforms: PLATFORMS, env: { ASKBRIDGE_PORT: '7000' }, envFile: file })
       expect(c.ASKBRIDGE_PORT).toBe(7000)
       expect(c.ASKBRIDGE_DB).toBe('sqlite:/tmp/from-file.db')
-      expect(loadConfig({ env: {}, envFile: join(dir, 'missing.env') }).ASKBRIDGE_PORT).toBe(8787)
+      expect(
+        loadConfig({ platforms: PLATFORMS, env: {}, envFile: join(dir, 'missing.env') }).ASKBRIDGE_PORT,
+      ).toBe(8787)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
@@ -103,7 +114,9 @@ describe('configuration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'askbridge-env-'))
     try {
       writeFileSync(join(dir, '.env'), example)
-      expect(loadConfig({ env: {}, envFile: join(dir, '.env') }).ASKBRIDGE_PORT).toBe(8787)
+      expect(loadConfig({ platforms: PLATFORMS, env: {}, envFile: join(dir, '.env') }).ASKBRIDGE_PORT).toBe(
+        8787,
+      )
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
