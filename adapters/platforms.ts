@@ -7,6 +7,7 @@
 import type { PlatformModule } from '../src/adapter-kit.js'
 import { discord } from './discord/platform.js'
 import { slack } from './slack/platform.js'
+import { teams } from './teams/platform.js'
 import { web } from './web/platform.js'
 
-export const PLATFORMS: readonly PlatformModule[] = [web, slack, discord]
+export const PLATFORMS: readonly PlatformModule[] = [web, slack, discord, teams]

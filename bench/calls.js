@@ -8,6 +8,7 @@ import { parseConfig } from '../dist/src/config/env.js'
 import { serve } from '../dist/src/server/serve.js'
 import { FakeDiscord } from '../dist-bench/test/fakes/discord/server.js'
 import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
+import { FakeTeams } from '../dist-bench/test/fakes/teams/server.js'
 import { sleep, table, until } from './lib.js'
 
 /** After the card's last expected change, how long no further call may arrive before counting stops. */
@@ -145,6 +146,71 @@ const discordPlatform = {
   },
 }
 
+const teamsPlatform = {
+  name: 'Teams',
+  async start(dir) {
+    const fake = await new FakeTeams().start()
+    const bridge = await startBridge(dir, 'teams', {
+      TEAMS_APP_ID: fake.appId,
+      TEAMS_APP_PASSWORD: fake.appPassword,
+      TEAMS_TENANT_ID: fake.tenantId,
+      TEAMS_SERVICE_URL: fake.serviceUrl,
+      TEAMS_AUTHORITY_URL: fake.authorityUrl,
+      TEAMS_CHANNEL: fake.channelId,
+    })
+    fake.botUrl = `${bridge.url}/teams/messages`
+    const user = { aadObjectId: '11111111-1111-4111-8111-111111111111', name: 'Ann' }
+    const known = new Map()
+    const mine = (callId) => {
+      // A finished card has no buttons left: remember which activities were this call's.
+      for (const a of fake.conversation())
+        if (JSON.stringify(a.activity).includes(`|${callId}|`)) known.set(a.id, callId)
+      return fake.conversation().filter((a) => known.get(a.id) === callId)
+    }
+    const executes = (activity) => {
+      const out = []
+      const visit = (x) => {
+        if (Array.isArray(x)) x.forEach(visit)
+        else if (x && typeof x === 'object') {
+          if (x.type === 'Action.Execute') out.push(x)
+          for (const v of Object.values(x)) visit(v)
+        }
+      }
+      visit(activity.attachments)
+      return out
+    }
+    return {
+      url: bridge.url,
+      // Connector calls only: the Entra token (one an hour) and the key set are not Teams API calls.
+      log: () =>
+        fake.requests
+          .filter((r) => r.path.startsWith('/amer/'))
+          .map(
+            (r) =>
+              `${r.method} ${r.path.replace(/\/activities\/\d+/, '/activities/:id').replace(/conversations\/[^/]+/, 'conversations/:id')}`,
+          ),
+      async press(callId, verb, q, o) {
+        for (const stored of mine(callId))
+          for (const action of executes(stored.activity)) {
+            const ref = decodeComponentId(String(action.data?.askbridge))
+            if (ref?.verb !== verb || ref.q !== q || ref.o !== o) continue
+            const record = await fake.execute(stored.id, action, {}, user)
+            if (record.status !== 200) throw new Error(`click: ${record.status}`)
+            return true
+          }
+        return false
+      },
+      shown: (callId) => mine(callId).length > 0,
+      live: (callId) => mine(callId).some((a) => executes(a.activity).length > 0),
+      text: (callId) => JSON.stringify(mine(callId).map((a) => a.activity)),
+      async stop() {
+        await bridge.close()
+        await fake.close()
+      },
+    }
+  },
+}
+
 /** The calls one card costs in each case. */
 const cases = [
   {
@@ -190,7 +256,7 @@ const cases = [
 export default async function calls({ dir, log }) {
   const rows = []
   const goals = []
-  for (const platform of [slackPlatform, discordPlatform]) {
+  for (const platform of [slackPlatform, discordPlatform, teamsPlatform]) {
     const p = await platform.start(dir)
     try {
       await sleep(QUIET_MS)
@@ -218,7 +284,8 @@ in its final state and no further request came for ${QUIET_MS / 1000} s. \`askbr
 one platform (Slack over signed HTTP interactivity; Discord over the gateway) plus the web inbox; the
 clicks are the fake's person using what is rendered. Connection set-up (auth.test, gateway) is before the
 count starts. Acknowledging a Slack click is the HTTP response, not an API call; a Discord interaction
-callback is one.
+callback is one. A Teams click is an invoke answered in its HTTP response with the new card; the other
+copies are updated through the connector.
 
 ${table(['platform', 'card', 'API calls', 'which'], rows)}`
   return { markdown, goals }

@@ -33,6 +33,7 @@ export {
   type PhrasingContent,
   parseMarkdown,
   plainText,
+  safeUrl,
   tableCells,
   tableLines,
   wrapMarker,

@@ -47,6 +47,8 @@ export interface PlatformBuildInput {
   logger: Logger
   /** What the store offers when several bridges share it (leader election, a replay guard). */
   capabilities: StoreCapabilities
+  /** Where people reach the bridge (ASKBRIDGE_PUBLIC_URL), for links into the inbox. */
+  publicUrl?: string
   heartbeatMs?: number
 }
 

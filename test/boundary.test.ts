@@ -9,6 +9,7 @@ const PLATFORM_SDKS = [
   /^@discordjs\//,
   /^discord-api-types/,
   /^discord-interactions$/,
+  /^@microsoft\/agents-/,
 ]
 
 function files(dir: string): string[] {

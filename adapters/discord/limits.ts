@@ -1,4 +1,4 @@
-/** Discord's documented limits for legacy messages and modals (PLATFORM-LIMITS.md section 2). */
+/** Discord's documented limits for legacy messages and modals (docs/platform-limits.md#messages-components-and-modals). */
 export const DISCORD_LIMITS = {
   /** Top-level action rows per message. */
   rows: 5,

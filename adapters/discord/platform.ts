@@ -11,14 +11,26 @@ const USER: IdRule = { pattern: SNOWFLAKE, what: 'Discord user id (a snowflake)'
 const ANY_ID: IdRule = { pattern: SNOWFLAKE, what: 'Discord id' }
 
 const env = {
-  DISCORD_BOT_TOKEN: optionalText,
-  DISCORD_CHANNEL_ID: optionalText.refine((v) => v === undefined || SNOWFLAKE.test(v), {
-    message: 'must be a Discord channel id (a snowflake, digits only)',
+  DISCORD_BOT_TOKEN: optionalText.meta({
+    description: 'Discord bot token; enables the Discord adapter (gateway connection).',
   }),
-  DISCORD_API_URL: urlVariable('the Discord REST API'),
-  DISCORD_PUBLIC_KEY: optionalText.refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v), {
-    message: 'must be the application public key (64 hex characters)',
+  DISCORD_CHANNEL_ID: optionalText
+    .refine((v) => v === undefined || SNOWFLAKE.test(v), {
+      message: 'must be a Discord channel id (a snowflake, digits only)',
+    })
+    .meta({ description: 'Default Discord channel id (a snowflake) for questions.' }),
+  DISCORD_API_URL: urlVariable('the Discord REST API').meta({
+    description: 'Discord REST base; the gateway URL comes from `GET /gateway/bot`.',
+    unset: '`https://discord.com/api`',
   }),
+  DISCORD_PUBLIC_KEY: optionalText
+    .refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v), {
+      message: 'must be the application public key (64 hex characters)',
+    })
+    .meta({
+      description:
+        'Discord application public key (64 hex characters): HTTP interactions at `POST /discord/interactions`.',
+    }),
 }
 
 export const discord: PlatformModule = {

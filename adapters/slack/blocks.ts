@@ -1,6 +1,6 @@
 /**
  * The slice of Block Kit askbridge renders, typed narrowly so renderers cannot produce shapes
- * Slack would refuse. Limits live in {@link SLACK_LIMITS} (from PLATFORM-LIMITS.md §1a).
+ * Slack would refuse. Limits live in {@link SLACK_LIMITS} (from docs/platform-limits.md#block-kit-and-views).
  */
 
 export interface PlainText {
@@ -125,7 +125,7 @@ export interface ModalView {
   blocks: ModalBlock[]
 }
 
-/** Block Kit limits the renderers respect (PLATFORM-LIMITS.md §1a). */
+/** Block Kit limits the renderers respect (docs/platform-limits.md#block-kit-and-views). */
 export const SLACK_LIMITS = {
   blocksPerMessage: 50,
   blocksPerModal: 100,

@@ -10,15 +10,28 @@ const USER: IdRule = { pattern: /^[UW][A-Z0-9]{2,}$/, what: 'Slack user id (U…
 const GROUP: IdRule = { pattern: /^S[A-Z0-9]{2,}$/, what: 'Slack user group id (S…)', short: 'S…' }
 
 const env = {
-  SLACK_BOT_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xoxb-'), {
-    message: 'must be a bot token starting with "xoxb-"',
+  SLACK_BOT_TOKEN: optionalText
+    .refine((v) => v === undefined || v.startsWith('xoxb-'), {
+      message: 'must be a bot token starting with "xoxb-"',
+    })
+    .meta({ description: 'Slack bot token (`xoxb-...`); enables the Slack adapter.' }),
+  SLACK_APP_TOKEN: optionalText
+    .refine((v) => v === undefined || v.startsWith('xapp-'), {
+      message: 'must be an app-level token starting with "xapp-"',
+    })
+    .meta({
+      description:
+        'Slack app-level token (`xapp-...`, `connections:write`): Socket Mode, no public URL needed.',
+    }),
+  SLACK_SIGNING_SECRET: optionalText.meta({
+    description:
+      'Slack signing secret: HTTP mode instead, interactivity at `POST /slack/events` on the askbridge port.',
   }),
-  SLACK_APP_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xapp-'), {
-    message: 'must be an app-level token starting with "xapp-"',
+  SLACK_CHANNEL: optionalText.meta({ description: 'Default Slack channel id for questions.' }),
+  SLACK_API_URL: urlVariable('the Slack Web API').meta({
+    description: 'Slack Web API base (tests, proxies, GovSlack).',
+    unset: '`https://slack.com/api/`',
   }),
-  SLACK_SIGNING_SECRET: optionalText,
-  SLACK_CHANNEL: optionalText,
-  SLACK_API_URL: urlVariable('the Slack Web API'),
 }
 
 export const slack: PlatformModule = {

@@ -1,5 +1,5 @@
 /**
- * Web API calls within Slack's rate limits (PLATFORM-LIMITS.md §1b), paced before Slack has to
+ * Web API calls within Slack's rate limits (docs/platform-limits.md#rate-limits), paced before Slack has to
  * say no, with 429s waited out in the bucket Slack limited.
  *
  * - New posts (chat.postMessage) go through one ordered lane per channel, so the messages of one

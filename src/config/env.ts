@@ -106,102 +106,202 @@ const count = (fallback: number, what: string) =>
 /** How many asks may wait on HTTP connections at once (ASKBRIDGE_MAX_WAITING_ASKS). */
 export const DEFAULT_MAX_WAITING_ASKS = 5000
 
-/** Every environment variable askbridge reads (see ARCHITECTURE.md, `.env.example`). */
+/**
+ * Every environment variable askbridge reads, each with its description (`.meta`), from which
+ * docs/configuration.md is generated (`npm run docs:config`); `.env.example` lists them too.
+ */
 export const envSchema = z.object({
-  ASKBRIDGE_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
-  ASKBRIDGE_PORT: port,
-  ASKBRIDGE_DB: optionalText.transform((v, ctx) => {
-    const problem = dbProblem(v ?? './askbridge.db')
-    if (problem) {
-      ctx.addIssue({ code: 'custom', message: problem })
-      return z.NEVER
-    }
-    return v ?? './askbridge.db'
+  ASKBRIDGE_HOST: optionalText
+    .transform((v) => v ?? '127.0.0.1')
+    .meta({ description: 'HTTP listen address. Anything but loopback requires `ASKBRIDGE_API_TOKEN`.' }),
+  ASKBRIDGE_PORT: port.meta({ description: 'HTTP listen port.' }),
+  ASKBRIDGE_DB: optionalText
+    .transform((v, ctx) => {
+      const problem = dbProblem(v ?? './askbridge.db')
+      if (problem) {
+        ctx.addIssue({ code: 'custom', message: problem })
+        return z.NEVER
+      }
+      return v ?? './askbridge.db'
+    })
+    .meta({
+      description:
+        'Where questions, cards and the audit live: `sqlite:PATH` or a path (one bridge), or `postgres://USER:PASSWORD@HOST:PORT/DB[?schema=NAME]`, shared by several bridges. The password is secret.',
+    }),
+  ASKBRIDGE_API_TOKEN: optionalText
+    .refine((v) => v === undefined || v.length >= 8, {
+      message: 'must be at least 8 characters',
+    })
+    .meta({
+      description:
+        'Bearer token for the HTTP API and the inbox (at least 8 characters). Unset: only clients on this machine are served (a loopback peer naming a loopback host, no proxy headers).',
+    }),
+  ASKBRIDGE_ROUTES: optionalText.meta({
+    description: 'Routes file (JSON): destinations, responders, quorum, escalation.',
+    unset: 'one default route',
   }),
-  ASKBRIDGE_API_TOKEN: optionalText.refine((v) => v === undefined || v.length >= 8, {
-    message: 'must be at least 8 characters',
-  }),
-  ASKBRIDGE_ROUTES: optionalText,
-  ASKBRIDGE_URL: url('the bridge').transform((v) => v ?? 'http://127.0.0.1:8787'),
+  ASKBRIDGE_URL: url('the bridge')
+    .transform((v) => v ?? 'http://127.0.0.1:8787')
+    .meta({ description: 'Where the clients (`askbridge ask`, `mcp`, `audit`, `hook`) find the bridge.' }),
   /** Where people reach this bridge (links from chat platforms into the inbox); no trailing slash. */
-  ASKBRIDGE_PUBLIC_URL: url('links into the inbox (https://askbridge.example.com)').transform((v) =>
-    v?.replace(/\/+$/, ''),
-  ),
-  ASKBRIDGE_MCP_TIMEOUT: seconds(50),
-  /** Hook requests that name no timeout answer "no decision" before this (milliseconds after parsing); Claude Code's own default. */
-  ASKBRIDGE_HOOK_TIMEOUT: optionalText.transform((v, ctx) => {
-    if (v === undefined) return 600_000
-    const ms = /^\d+$/.test(v) ? Number(v) * 1000 : parseDuration(v)
-    if (ms === undefined || ms < 1000) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `must be a duration such as 55s or 10m (or seconds), got "${v}"`,
-      })
-      return z.NEVER
-    }
-    return ms
+  ASKBRIDGE_PUBLIC_URL: url('links into the inbox (https://askbridge.example.com)')
+    .transform((v) => v?.replace(/\/+$/, ''))
+    .meta({
+      description:
+        'Where people reach this bridge (behind a proxy or TLS), for links from chat cards into the inbox; with inbox sign-in, `PUBLIC_URL/inbox/callback` is the redirect URI unless `ASKBRIDGE_OIDC_REDIRECT_URI` is set.',
+      unset: 'the part of `ASKBRIDGE_OIDC_REDIRECT_URI` before `/inbox/callback`, else no links',
+    }),
+  ASKBRIDGE_MCP_TIMEOUT: seconds(50).meta({
+    description:
+      'Seconds an MCP `ask_user_question` call waits before returning "pending" (`-1`: until answered). Many MCP clients abort tool calls after about 60 s.',
   }),
+  /** Hook requests that name no timeout answer "no decision" before this (milliseconds after parsing); Claude Code's own default. */
+  ASKBRIDGE_HOOK_TIMEOUT: optionalText
+    .transform((v, ctx) => {
+      if (v === undefined) return 600_000
+      const ms = /^\d+$/.test(v) ? Number(v) * 1000 : parseDuration(v)
+      if (ms === undefined || ms < 1000) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a duration such as 55s or 10m (or seconds), got "${v}"`,
+        })
+        return z.NEVER
+      }
+      return ms
+    })
+    .meta({
+      description:
+        'Claude Code hooks that name no timeout (`?timeout=`, `--timeout`) answer "no decision" before this (600 s, as the default of Claude Code): PreToolUse then answers `ASKBRIDGE_HOOK_TIMEOUT_DECISION`, PermissionRequest `{}` (`90s`, `10m`, or seconds).',
+      unit: 'ms',
+    }),
   /** What a Claude Code PreToolUse hook answers when nobody decides in time: ask (its own prompt) or deny. */
   ASKBRIDGE_HOOK_TIMEOUT_DECISION: optionalText
     .pipe(z.enum(['ask', 'deny']).optional())
-    .transform((v) => v ?? 'ask'),
+    .transform((v) => v ?? 'ask')
+    .meta({
+      description:
+        'What a PreToolUse hook answers when nobody decides in time: `ask` (Claude Code shows its own prompt) or `deny`. A Codex PreToolUse always denies (Codex has no ask).',
+    }),
   /** Blocking and timed asks (`POST /v1/ask`) waiting at once; more get 503 OVERLOADED. */
-  ASKBRIDGE_MAX_WAITING_ASKS: optionalText.transform((v, ctx) => {
-    if (v === undefined) return DEFAULT_MAX_WAITING_ASKS
-    const n = Number(v)
-    if (!Number.isInteger(n) || n < 1) {
-      ctx.addIssue({ code: 'custom', message: `must be a whole number of asks (1 or more), got "${v}"` })
-      return z.NEVER
-    }
-    return n
-  }),
+  ASKBRIDGE_MAX_WAITING_ASKS: optionalText
+    .transform((v, ctx) => {
+      if (v === undefined) return DEFAULT_MAX_WAITING_ASKS
+      const n = Number(v)
+      if (!Number.isInteger(n) || n < 1) {
+        ctx.addIssue({ code: 'custom', message: `must be a whole number of asks (1 or more), got "${v}"` })
+        return z.NEVER
+      }
+      return n
+    })
+    .meta({
+      description:
+        'Asks (`POST /v1/ask`, blocking or inside their window) that may wait for their answers at once; past it an ask gets 503 `OVERLOADED` with `Retry-After` and is not stored.',
+    }),
   /** Peers (IP addresses) whose Forwarded / X-Forwarded-* headers a bridge without a token accepts. */
-  ASKBRIDGE_TRUSTED_PROXIES: optionalText.transform((v, ctx) => {
-    const list = (v ?? '')
-      .split(',')
-      .map((a) => a.trim())
-      .filter(Boolean)
-    const bad = list.filter((a) => isIP(a) === 0)
-    if (bad.length > 0) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `must be IP addresses separated by commas (such as 127.0.0.1,::1); not addresses: ${bad.join(', ')}`,
-      })
-      return z.NEVER
-    }
-    return list
-  }),
+  ASKBRIDGE_TRUSTED_PROXIES: optionalText
+    .transform((v, ctx) => {
+      const list = (v ?? '')
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean)
+      const bad = list.filter((a) => isIP(a) === 0)
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be IP addresses separated by commas (such as 127.0.0.1,::1); not addresses: ${bad.join(', ')}`,
+        })
+        return z.NEVER
+      }
+      return list
+    })
+    .meta({
+      description:
+        'Proxies (IP addresses, comma-separated) whose `Forwarded` / `X-Forwarded-*` headers a bridge without a token accepts (others get 403 `FORWARDED_REFUSED`); the rightmost `X-Forwarded-For` address is then the client for the caps.',
+    }),
   /** A request (headers and body) must arrive within this (ms); long waits after it are not limited. */
-  ASKBRIDGE_BODY_TIMEOUT: optionalText.transform((v, ctx) => {
-    if (v === undefined) return EDGE.bodyTimeoutMs
-    const ms = /^\d+$/.test(v) ? Number(v) * 1000 : parseDuration(v)
-    if (ms === undefined || ms < 100) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `must be a duration such as 30s or 500ms (or seconds), at least 100ms, got "${v}"`,
-      })
-      return z.NEVER
-    }
-    return ms
+  ASKBRIDGE_BODY_TIMEOUT: optionalText
+    .transform((v, ctx) => {
+      if (v === undefined) return EDGE.bodyTimeoutMs
+      const ms = /^\d+$/.test(v) ? Number(v) * 1000 : parseDuration(v)
+      if (ms === undefined || ms < 100) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a duration such as 30s or 500ms (or seconds), at least 100ms, got "${v}"`,
+        })
+        return z.NEVER
+      }
+      return ms
+    })
+    .meta({
+      description:
+        'A request (headers and body) must arrive within this, else 408 `REQUEST_TIMEOUT`; waiting for an answer afterwards is not limited (`30s`, `500ms`, or seconds).',
+      unit: 'ms',
+    }),
+  ASKBRIDGE_MAX_CONNECTIONS: count(EDGE.connections, 'connections').meta({
+    description:
+      'Connections open at once in total; past it a new connection gets 503 `OVERLOADED` and is closed.',
   }),
-  ASKBRIDGE_MAX_CONNECTIONS: count(EDGE.connections, 'connections'),
-  ASKBRIDGE_MAX_CONNECTIONS_PER_CLIENT: count(EDGE.connectionsPerClient, 'connections'),
-  ASKBRIDGE_MAX_STREAMS: count(EDGE.streams, 'event streams'),
-  ASKBRIDGE_MAX_STREAMS_PER_CLIENT: count(EDGE.streamsPerClient, 'event streams'),
-  ASKBRIDGE_AGENT_ID: optionalText.refine((v) => v === undefined || /^[A-Za-z0-9_.:-]{1,64}$/.test(v), {
-    message: 'must be 1-64 characters of A-Z a-z 0-9 _ . : -',
+  ASKBRIDGE_MAX_CONNECTIONS_PER_CLIENT: count(EDGE.connectionsPerClient, 'connections').meta({
+    description:
+      'Connections open at once per client address; past it a new connection gets 429 `TOO_MANY_CONNECTIONS` and is closed.',
   }),
+  ASKBRIDGE_MAX_STREAMS: count(EDGE.streams, 'event streams').meta({
+    description:
+      'Server-Sent Events streams (inbox pages, late replies) open at once in total; past it 503 `OVERLOADED` with `Retry-After`.',
+  }),
+  ASKBRIDGE_MAX_STREAMS_PER_CLIENT: count(EDGE.streamsPerClient, 'event streams').meta({
+    description:
+      'Server-Sent Events streams open at once per client; past it 429 `TOO_MANY_STREAMS` with `Retry-After`.',
+  }),
+  ASKBRIDGE_AGENT_ID: optionalText
+    .refine((v) => v === undefined || /^[A-Za-z0-9_.:-]{1,64}$/.test(v), {
+      message: 'must be 1-64 characters of A-Z a-z 0-9 _ . : -',
+    })
+    .meta({
+      description:
+        'The agent id `askbridge mcp` asks as (1-64 characters of `A-Z a-z 0-9 _ . : -`); late replies are queued to it.',
+      unset: '`mcp`',
+    }),
   /** Settled and dropped calls older than this are pruned (ms; 0 keeps everything). */
-  ASKBRIDGE_RETENTION: retention(30 * 86_400_000),
+  ASKBRIDGE_RETENTION: retention(30 * 86_400_000).meta({
+    description:
+      'Settled and cancelled questions older than this are deleted with their log, card, posts and late replies (`30d`, `12h`, `90m`); `0` keeps everything. Open and continued questions are never deleted.',
+    unit: 'ms',
+  }),
   /** Audit entries older than this are pruned (ms; 0, the default, keeps the audit). */
-  ASKBRIDGE_AUDIT_RETENTION: retention(0),
-  ASKBRIDGE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).optional().default('info'),
-  ASKBRIDGE_OIDC_ISSUER: url('the OpenID Connect provider (its issuer URL)'),
-  ASKBRIDGE_OIDC_CLIENT_ID: optionalText,
-  ASKBRIDGE_OIDC_CLIENT_SECRET: optionalText,
-  ASKBRIDGE_OIDC_REDIRECT_URI: url('the inbox sign-in callback (https://HOST/inbox/callback)'),
-  PAGERDUTY_API_TOKEN: optionalText,
-  PAGERDUTY_API_URL: url('the PagerDuty REST API'),
+  ASKBRIDGE_AUDIT_RETENTION: retention(0).meta({
+    description: 'Audit entries older than this are deleted; `0` keeps the audit.',
+    unit: 'ms',
+  }),
+  ASKBRIDGE_LOG_LEVEL: z
+    .enum(['debug', 'info', 'warn', 'error'])
+    .optional()
+    .default('info')
+    .meta({ description: 'Level of the JSON-lines log on stderr: `debug`, `info`, `warn`, `error`.' }),
+  ASKBRIDGE_OIDC_ISSUER: url('the OpenID Connect provider (its issuer URL)').meta({
+    description:
+      "Inbox sign-in through OpenID Connect: the provider's issuer URL. With the client id and secret set, the inbox requires sign-in.",
+    unset: 'no sign-in',
+  }),
+  ASKBRIDGE_OIDC_CLIENT_ID: optionalText.meta({
+    description: 'Inbox sign-in: the OpenID Connect client id.',
+  }),
+  ASKBRIDGE_OIDC_CLIENT_SECRET: optionalText.meta({
+    description: 'Inbox sign-in: the OpenID Connect client secret.',
+  }),
+  ASKBRIDGE_OIDC_REDIRECT_URI: url('the inbox sign-in callback (https://HOST/inbox/callback)').meta({
+    description:
+      "Inbox sign-in: the callback URL registered with the provider; never taken from a request's Host header.",
+    unset: '`ASKBRIDGE_PUBLIC_URL/inbox/callback`',
+  }),
+  PAGERDUTY_API_TOKEN: optionalText.meta({
+    description:
+      'PagerDuty REST API key, needed when a route names a schedule or escalation policy (`oncall`).',
+  }),
+  PAGERDUTY_API_URL: url('the PagerDuty REST API').meta({
+    description: 'PagerDuty REST base.',
+    unset: '`https://api.pagerduty.com`',
+  }),
 })
 
 /**
@@ -256,7 +356,7 @@ export type CoreConfig = z.output<typeof envSchema>
 export type Config = CoreConfig & { readonly [variable: string]: unknown }
 
 /** The whole schema: the core's variables and every platform's fragment. */
-function schemaOf(platforms: readonly PlatformModule[]) {
+export function schemaOf(platforms: readonly PlatformModule[]) {
   const fragments: Record<string, PlatformModule['env'][string]> = {}
   for (const platform of platforms) Object.assign(fragments, platform.env)
   return envSchema.extend(fragments)

@@ -1,7 +1,7 @@
 import type { FormSpec } from '../card/fields.js'
 
 /**
- * The user-questions protocol (see PROTOCOL.md). Field names and semantics are the interface:
+ * The user-questions protocol (see docs/protocol.md). Field names and semantics are the interface:
  * an agent written against the seam works against askbridge unchanged.
  */
 

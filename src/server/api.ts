@@ -13,6 +13,7 @@ import type { CallKey, Store } from '../store/types.js'
 import { parseBody, readJson, sendJson } from './body.js'
 import { HttpError } from './errors.js'
 import type { Metrics } from './metrics.js'
+import { openApiDocument } from './openapi.js'
 import { agentParam, encodeCursor, optionalAgent, pageParams, resolveCall } from './query.js'
 import { replies } from './replies.js'
 import type { Router } from './router.js'
@@ -51,7 +52,7 @@ export interface ApiDeps {
 /** Seconds an overloaded client is told to wait before asking again. */
 const OVERLOADED_RETRY_AFTER_S = 1
 
-/** Register the `/v1` HTTP API (see ARCHITECTURE.md) on a router. */
+/** Register the `/v1` HTTP API (see docs/http-api.md) on a router. */
 export function addApiRoutes(router: Router, deps: ApiDeps): void {
   const { service, store } = deps
   const asks = deps.metrics.counter('askbridge_asks_total', 'Questions asked over the HTTP API, by mode.')
@@ -260,6 +261,10 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     if (!(await service.discardReply(agentId, callId))) throw noReply(agentId, callId)
     sendJson(res, 200, { discarded: true, callId })
   })
+
+  router.add('GET', '/v1/openapi.json', ({ res }) =>
+    sendJson(res, 200, openApiDocument({ ask: askBodySchema, answer: answerBodySchema })),
+  )
 
   router.add('GET', '/v1/audit', async ({ url, res }) => {
     const callId = url.searchParams.get('callId') ?? undefined

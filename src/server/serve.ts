@@ -36,16 +36,17 @@ interface BuiltAdapters {
 /** Build every platform that is on, in the list's order; exactly one of them is the inbox. */
 async function buildPlatforms(
   platforms: readonly PlatformModule[],
-  input: Omit<PlatformBuildInput, 'capabilities'>,
+  input: Omit<PlatformBuildInput, 'capabilities' | 'publicUrl'> & { config: Config },
 ): Promise<BuiltAdapters> {
   const capabilities = capabilitiesOf(input.store)
+  const publicUrl = publicUrlOf(input.config)
   const adapters: ChatAdapter[] = []
   const destinations: Destination[] = []
   const webhooks: WebhookMount[] = []
   let web: WebInbox | undefined
   for (const platform of platforms) {
     if (!isEnabled(platform, input.config)) continue
-    const built = await platform.build({ ...input, capabilities })
+    const built = await platform.build({ ...input, capabilities, ...(publicUrl ? { publicUrl } : {}) })
     adapters.push(built.adapter)
     if (built.destination) destinations.push(built.destination)
     webhooks.push(...(built.webhooks ?? []))

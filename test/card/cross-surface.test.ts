@@ -2,7 +2,7 @@
  * One card state, every surface, the same actions. Each surface renders the card with its real
  * renderer; every widget it shows (each button, each option of each menu or checkbox group) is
  * then used through that surface's real decoder, and what the card makes of it is collected. The
- * sets must be identical across Slack, Discord, the web inbox and the in-memory fake, and equal
+ * sets must be identical across Slack, Discord, Teams, the web inbox and the in-memory fake, and equal
  * to what the platform-neutral card view offers.
  */
 import { describe, expect, it } from 'vitest'
@@ -11,6 +11,8 @@ import { cardToDiscordMessages } from '../../adapters/discord/render.js'
 import type { ActionElement, SlackOption } from '../../adapters/slack/blocks.js'
 import { type DecodeResult, decodedOnCard } from '../../adapters/slack/decode.js'
 import { cardToMessages } from '../../adapters/slack/render.js'
+import { onCard as onTeamsCard } from '../../adapters/teams/decode.js'
+import { ACTION_KEY, cardToTeamsMessage } from '../../adapters/teams/render.js'
 import { cardToWebView } from '../../adapters/web/view.js'
 import { newCard } from '../../src/card/apply.js'
 import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
@@ -191,6 +193,64 @@ function discordKeys(c: CardState): string[] {
   })
 }
 
+/**
+ * Teams: every Action.Execute, every choice of every choice set (through its Save) and every text
+ * input (through its own Send, with something typed), decoded as an invoke would be.
+ */
+function teamsKeys(c: CardState): string[] {
+  type Json = Record<string, unknown>
+  const all: Json[] = []
+  const visit = (x: unknown) => {
+    if (Array.isArray(x)) x.forEach(visit)
+    else if (x && typeof x === 'object') {
+      all.push(x as Json)
+      for (const v of Object.values(x)) visit(v)
+    }
+  }
+  visit(cardToTeamsMessage(c).attachments[0].content)
+  const idOf = (action: Json) => String((action.data as Json)[ACTION_KEY])
+  const use = (id: string, inputs: Record<string, string> = {}) => {
+    const decoded = onTeamsCard(
+      {
+        id: 'i',
+        actor: { platform: 'teams', userId: 'aad' },
+        teamsUserId: '29:aad',
+        ref: decodeComponentId(id) as ComponentRef,
+        inputs: new Map(Object.entries(inputs)),
+        conversationId: '19:c@thread.tacv2',
+        at: NOW,
+      },
+      c,
+    )
+    if (decoded.kind === 'refuse') return [`refused:${decoded.message}`]
+    return decoded.steps.map((s) => s.interaction.action)
+  }
+  const inputIds = new Set(all.filter((e) => String(e.type).startsWith('Input.')).map((e) => String(e.id)))
+  return all.flatMap((e) => {
+    if (e.type === 'Input.Text') {
+      const id = String(e.id)
+      return use(id, { [id]: 'typed' }).map((a) =>
+        typeof a === 'string'
+          ? a
+          : (a.type === 'approve' || a.type === 'reject') && a.reason
+            ? `${a.type}-reason`
+            : key(a, c),
+      )
+    }
+    if (e.type === 'Input.ChoiceSet') {
+      const id = String(e.id)
+      return (e.choices as Json[]).flatMap((choice) =>
+        use(id, { [id]: String(choice.value) }).map((a) =>
+          typeof a === 'string' ? a : key(a, c, String(choice.value)),
+        ),
+      )
+    }
+    if (e.type === 'Action.Execute' && !inputIds.has(idOf(e)))
+      return use(idOf(e)).map((a) => (typeof a === 'string' ? a : key(a, c)))
+    return []
+  })
+}
+
 /** The inbox page turns each control into a widget and each use into the named card action. */
 function webKeys(c: CardState): string[] {
   const view = cardToWebView(c)
@@ -236,6 +296,7 @@ describe('cross-surface: the same card state offers the same actions everywhere'
     const want = sorted(expected(c))
     expect(sorted(slackKeys(c)), 'Slack').toEqual(want)
     expect(sorted(discordKeys(c)), 'Discord').toEqual(want)
+    expect(sorted(teamsKeys(c)), 'Teams').toEqual(want)
     expect(sorted(webKeys(c)), 'web inbox').toEqual(want)
     expect(sorted(memoryKeys(c)), 'memory fake').toEqual(want)
     if (c.status === 'open' || c.status === 'continued') expect(want.length).toBeGreaterThan(0)

@@ -192,7 +192,7 @@ const input = (extra: Json) => ({
 })
 const modal = (extra: Json = {}) => ({ custom_id: 'm', title: 'Title', components: [input({})], ...extra })
 
-/** Bodies at each limit (`over` = 0) or one past it (`over` = 1), PLATFORM-LIMITS.md section 2. */
+/** Bodies at each limit (`over` = 0) or one past it (`over` = 1) (docs/platform-limits.md#messages-components-and-modals). */
 function limitCases(over: number): Record<string, Json> {
   const n = (limit: number) => limit + over
   const x = (limit: number) => 'x'.repeat(limit + over)

@@ -2,7 +2,7 @@ import { PLATFORMS } from '../../adapters/platforms.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { validateRoutes } from '../../src/routing/routes.js'
 
-/** The deploy gate of SCENARIOS.md #2: one approval question. */
+/** A deploy gate: one approval question. */
 export const deployApproval: AskUserQuestionItem = {
   id: 'deploy',
   question: 'Deploy 4f2c1 to production?',
@@ -12,7 +12,7 @@ export const deployApproval: AskUserQuestionItem = {
   intent: { kind: 'approval', approve: 'Approve', reject: 'Reject' },
 }
 
-/** The on-call route of ARCHITECTURE.md and SCENARIOS.md #6, on Slack. */
+/** An on-call route for production approvals, on Slack. */
 export const onCallRoutes = validateRoutes(
   {
     routes: [

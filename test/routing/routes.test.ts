@@ -120,8 +120,23 @@ describe('routes file errors name the exact path', () => {
   const dest = { platform: 'slack', channel: 'C0123ONCALL' }
 
   it('an unknown platform', () => {
-    expect(bad([{ name: 'r', destinations: [{ platform: 'teams', channel: 'x' }] }])).toEqual([
-      'routes[0].destinations[0].platform: platform must be "web", "slack" or "discord"',
+    expect(bad([{ name: 'r', destinations: [{ platform: 'matrix', channel: 'x' }] }])).toEqual([
+      'routes[0].destinations[0].platform: platform must be "web", "slack", "discord" or "teams"',
+    ])
+  })
+  it('Teams ids: a channel conversation id, Microsoft Entra object ids for users and mentions', () => {
+    expect(
+      bad([
+        {
+          name: 'r',
+          destinations: [{ platform: 'teams', channel: 'General', mention: ['user:ann@example.com'] }],
+          responders: { teams: { users: ['ann'] } },
+        },
+      ]),
+    ).toEqual([
+      'routes[0].destinations[0].channel: "General" is not a Teams channel conversation id (19:…@thread.tacv2)',
+      'routes[0].destinations[0].mention[0]: "user:ann@example.com" is not a teams mention (user:ENTRA-OBJECT-ID)',
+      'routes[0].responders.teams.users[0]: "ann" is not a Microsoft Entra object id',
     ])
   })
   it('a bad channel id', () => {

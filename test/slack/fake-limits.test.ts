@@ -1,5 +1,5 @@
 /**
- * The fake Slack's rate limits sit at Slack's documented numbers (PLATFORM-LIMITS.md §1b): at the
+ * The fake Slack's rate limits sit at Slack's documented numbers (docs/platform-limits.md#rate-limits): at the
  * limit a call goes through, one past it gets 429, so a benchmark cannot pass by a lenient fake.
  */
 import { afterEach, describe, expect, it } from 'vitest'

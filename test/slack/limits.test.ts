@@ -1,5 +1,5 @@
 /**
- * Every Block Kit and view limit of PLATFORM-LIMITS.md §1a, at the limit and one past it: first
+ * Every Block Kit and view limit of docs/platform-limits.md#block-kit-and-views, at the limit and one past it: first
  * that the fake Slack (which every renderer and end-to-end test relies on) accepts the one and
  * refuses the other, then that the renderers stay within it where the card model can reach it.
  */

@@ -1,5 +1,5 @@
 /**
- * Discord's rate limits, enforced by the fake (PLATFORM-LIMITS.md §2, DAD rate-limits.mdx):
+ * Discord's rate limits, enforced by the fake (docs/platform-limits.md#rate-limits-1, from Discord's rate limits page):
  *
  * - Per-route buckets, per top-level resource (the channel): a bucket allows `limit` requests per
  *   window; every response carries `X-RateLimit-Limit`, `-Remaining`, `-Reset`, `-Reset-After`

@@ -1,5 +1,5 @@
 /**
- * Payload checks of the fake Discord: every documented limit (PLATFORM-LIMITS.md section 2) that
+ * Payload checks of the fake Discord: every documented limit (docs/platform-limits.md#messages-components-and-modals) that
  * Discord enforces with 400 Invalid Form Body. Kept apart from the adapter's own limit table on
  * purpose, so a wrong limit in the renderer is caught here.
  */

@@ -1,5 +1,5 @@
 /**
- * Slack's documented Web API rate limits, enforced by the fake (PLATFORM-LIMITS.md §1b):
+ * Slack's documented Web API rate limits, enforced by the fake (docs/platform-limits.md#rate-limits):
  *
  * - chat.postMessage: about 1 message per second per channel, short bursts allowed, plus a
  *   workspace-wide limit of "several hundred per minute".

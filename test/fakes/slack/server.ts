@@ -2,7 +2,7 @@
  * A fake Slack for tests, on 127.0.0.1 only: the Web API methods the adapter uses, the Socket
  * Mode WebSocket (hello, envelopes, acks, pings), response_url endpoints, and a "person" who clicks
  * buttons, picks from menus and submits modals, producing payloads shaped like Slack's own
- * (see ../shared/fixtures/slack). Every payload it receives is checked against the documented
+ * (see fixtures/README.md). Every payload it receives is checked against the documented
  * limits and refused with Slack's real error (`invalid_blocks`, `msg_blocks_too_long`, …), so
  * renderer bugs fail tests. It can sign and send HTTP interactivity requests, and inject 429s
  * with Retry-After. It enforces Slack's documented rate limits (limits.ts) unless told not to.

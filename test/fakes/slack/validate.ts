@@ -1,6 +1,6 @@
 /**
  * The fake Slack's payload checks: the documented Block Kit and view limits
- * (../shared/PLATFORM-LIMITS.md §1a), kept apart from the adapter's own constants so a wrong
+ * (docs/platform-limits.md#block-kit-and-views), kept apart from the adapter's own constants so a wrong
  * constant in the adapter is caught here. Returns Slack's error code and messages in the shape
  * Slack answers with (`invalid_blocks` + `response_metadata.messages`).
  */

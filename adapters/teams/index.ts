@@ -1,0 +1,349 @@
+/**
+ * The Microsoft Teams adapter, on the Microsoft 365 Agents SDK (`@microsoft/agents-hosting`):
+ * cards as Adaptive Cards posted to a channel from its conversation reference (service URL and
+ * conversation id), later states with updateActivity, clicks as `adaptiveCard/action` invokes
+ * (Universal Actions) answered with the refreshed card.
+ *
+ * - render.ts / decode.ts / notice.ts are pure;
+ * - transport.ts: the SDK's ConnectorClient, paced per conversation, 429s waited out;
+ * - inbound requests (`POST /teams/messages`) are verified by the SDK's JWT middleware
+ *   (`authorizeJWT`) against Microsoft's published keys: a forged, expired or wrong-audience
+ *   token gets 401 and nothing is applied. Verification cannot be turned off.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { type AuthConfiguration, authorizeJWT, getAuthConfigWithDefaults } from '@microsoft/agents-hosting'
+import { z } from 'zod'
+import {
+  type CardHost,
+  type ChatAdapter,
+  type InteractionOutcome,
+  type Notice,
+  notAppliedMessage,
+  within,
+} from '../../src/adapter-kit.js'
+import type { CardState, Destination, Mention, Person } from '../../src/adapter-kit.js'
+import { type Logger, silentLogger } from '../../src/adapter-kit.js'
+import { onCard, parseInvoke, readActivity } from './decode.js'
+import { TEAMS_LIMITS as L } from './limits.js'
+import { noticeToTeamsMessage } from './notice.js'
+import { CARD_CONTENT_TYPE, cardToTeamsMessage, type TeamsMention } from './render.js'
+import { noMentions } from './text.js'
+import { TeamsTransport, TokenSource } from './transport.js'
+
+export { cardToTeamsMessage } from './render.js'
+
+export interface TeamsAdapterOptions {
+  /** The bot's Microsoft Entra application (client) id (TEAMS_APP_ID). */
+  appId: string
+  /** Its client secret (TEAMS_APP_PASSWORD). */
+  appPassword: string
+  /** The Microsoft Entra tenant the bot is registered in (TEAMS_TENANT_ID). */
+  tenantId: string
+  /** The Bot Framework service URL for the tenant's region (TEAMS_SERVICE_URL). */
+  serviceUrl: string
+  /**
+   * Microsoft Entra: the token endpoint and the signing keys of inbound tokens live under it
+   * (TEAMS_AUTHORITY_URL). @default 'https://login.microsoftonline.com'
+   */
+  authorityUrl?: string
+  /** ASKBRIDGE_PUBLIC_URL: cards cut down to fit link to its inbox. */
+  publicUrl?: string
+  /** Answer an invoke by this long even if the work goes on. @default 4000 (Teams allows 5 s) */
+  invokeAnswerMs?: number
+  /** Pace calls per conversation (turn off only against a fake without limits). @default true */
+  pace?: boolean
+  logger?: Logger
+}
+
+/** Where a card was posted: kept by the answerer, handed back to `update`. */
+export interface TeamsRef {
+  conversationId: string
+  activityId: string
+  mentions?: TeamsMention[]
+}
+
+const refSchema = z.object({
+  conversationId: z.string().min(1),
+  activityId: z.string().min(1),
+  mentions: z.array(z.object({ id: z.string(), name: z.string() })).optional(),
+})
+
+type InvokeBody = { statusCode: number; type: string; value: unknown }
+
+/** Largest activity askbridge reads from Teams. */
+const MAX_BODY = 256 * 1024
+/** Member look-ups (e-mail, name) are cached this long. */
+const MEMBER_TTL_MS = 3_600_000
+/** How long a click waits for the member look-up before going on without the e-mail. */
+const MEMBER_WAIT_MS = 1_500
+
+export class TeamsAdapter implements ChatAdapter {
+  readonly platform = 'teams' as const
+  readonly transport: TeamsTransport
+  private host: CardHost | undefined
+  private readonly log: Logger
+  private readonly auth: AuthConfiguration
+  private readonly verify: ReturnType<typeof authorizeJWT>
+  private readonly options: TeamsAdapterOptions
+  private readonly members = new Map<string, { email?: string; name?: string; at: number }>()
+  /** Entra object id -> Teams user id (`29:…`), learned from invokes, for one-to-one notices. */
+  private readonly teamsIds = new Map<string, string>()
+  private readonly chats = new Map<string, string>()
+  private readonly pending = new Set<Promise<unknown>>()
+
+  constructor(options: TeamsAdapterOptions) {
+    // The SDK lets requests through unverified when no client id is configured: never here.
+    if (!options.appId || !options.appPassword || !options.tenantId)
+      throw new Error(
+        'Teams needs its app id, app password and tenant id (TEAMS_APP_ID, TEAMS_APP_PASSWORD, TEAMS_TENANT_ID)',
+      )
+    this.options = options
+    this.log = options.logger ?? silentLogger
+    const authorityUrl = options.authorityUrl ?? 'https://login.microsoftonline.com'
+    this.auth = getAuthConfigWithDefaults({
+      clientId: options.appId,
+      clientSecret: options.appPassword,
+      tenantId: options.tenantId,
+      authority: authorityUrl,
+      validateIssuer: true,
+    } as AuthConfiguration)
+    this.verify = authorizeJWT(this.auth)
+    this.transport = new TeamsTransport({
+      serviceUrl: options.serviceUrl,
+      tokens: new TokenSource({ ...options, authorityUrl }),
+      log: this.log,
+      ...(options.pace === undefined ? {} : { pace: options.pace }),
+    })
+  }
+
+  async start(host: CardHost): Promise<void> {
+    this.host = host
+  }
+
+  async stop(): Promise<void> {
+    this.transport.stop()
+    await Promise.allSettled([...this.pending])
+  }
+
+  private inboxUrl(): string | undefined {
+    return this.options.publicUrl ? `${this.options.publicUrl.replace(/\/+$/, '')}/inbox` : undefined
+  }
+
+  private render(card: CardState, mentions: TeamsMention[] | undefined) {
+    const inboxUrl = this.inboxUrl()
+    return cardToTeamsMessage(card, {
+      ...(mentions?.length ? { mentions } : {}),
+      ...(inboxUrl ? { inboxUrl } : {}),
+    })
+  }
+
+  async post(card: CardState, destination: Destination): Promise<TeamsRef> {
+    const conversationId = destination.channel
+    if (!conversationId) throw new Error('Teams posts to a channel: the destination names none')
+    const mentions = await this.mentionsOf(conversationId, destination.mention ?? [])
+    const activityId = await this.transport.send(conversationId, this.render(card, mentions))
+    return { conversationId, activityId, ...(mentions.length ? { mentions } : {}) }
+  }
+
+  async update(card: CardState, ref: unknown): Promise<undefined> {
+    const parsed = refSchema.safeParse(ref)
+    if (!parsed.success) throw new Error('not a Teams card reference')
+    const { conversationId, activityId, mentions } = parsed.data
+    await this.transport.update(conversationId, activityId, this.render(card, mentions))
+    return undefined
+  }
+
+  async postNotice(notice: Notice, destination: Destination): Promise<TeamsRef> {
+    const conversationId = destination.channel
+    if (!conversationId) throw new Error('Teams posts to a channel: the destination names none')
+    const activityId = await this.transport.send(conversationId, noticeToTeamsMessage(notice))
+    return { conversationId, activityId }
+  }
+
+  /** A private message: the person's one-to-one chat with the bot. */
+  async notify(person: Person, text: string): Promise<void> {
+    const userId = this.teamsIds.get(person.userId) ?? person.userId
+    let chat = this.chats.get(userId)
+    if (!chat) {
+      chat = await this.transport.oneToOne(userId, this.options.tenantId, `28:${this.options.appId}`)
+      this.chats.set(userId, chat)
+    }
+    await this.transport.send(chat, {
+      type: 'message',
+      text: noMentions(text).slice(0, 4000),
+      textFormat: 'plain',
+    })
+  }
+
+  /** The destination's Teams users, with the names Teams knows (unknown people are not mentioned). */
+  private async mentionsOf(conversationId: string, entries: readonly Mention[]): Promise<TeamsMention[]> {
+    const out: TeamsMention[] = []
+    for (const { platform, kind, id } of entries) {
+      if (platform !== 'teams' || kind !== 'user' || !/^[0-9a-f-]{36}$/i.test(id)) continue
+      const member = await this.member(conversationId, id).catch(() => undefined)
+      if (member?.name) out.push({ id, name: member.name })
+      else this.log.warn('a Teams mention names someone Teams does not know in this channel', { id })
+    }
+    return out
+  }
+
+  private async member(conversationId: string, userId: string) {
+    const cached = this.members.get(userId)
+    if (cached && Date.now() - cached.at < MEMBER_TTL_MS) return cached
+    const found = await this.transport.member(conversationId, userId)
+    const entry = { ...found, at: Date.now() }
+    this.members.set(userId, entry)
+    return entry
+  }
+
+  /**
+   * Activities from Teams (`POST /teams/messages`). The bearer token is verified first; an
+   * `adaptiveCard/action` invoke is answered with the card's new look (or a private message);
+   * other activities (installs, messages to the bot) are acknowledged and ignored.
+   */
+  async handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+    const refused = await this.authenticate(req)
+    if (refused) {
+      this.log.warn('Refused a Teams request: its token did not verify', { reason: refused })
+      json(401, {
+        error: { name: 'Unauthorized', code: 'UNAUTHORIZED', message: 'The bearer token did not verify.' },
+      })
+      return
+    }
+    const raw = await readBody(req, MAX_BODY)
+    if (raw === undefined) {
+      json(413, {
+        error: { name: 'PayloadTooLarge', code: 'PAYLOAD_TOO_LARGE', message: 'The activity is too large.' },
+      })
+      return
+    }
+    let value: unknown
+    try {
+      value = JSON.parse(raw)
+    } catch {
+      json(400, { error: { name: 'BadRequest', code: 'INVALID_JSON', message: 'The body is not JSON.' } })
+      return
+    }
+    const checked = readActivity(value)
+    if (!checked.ok) {
+      this.log.warn('Refused a Teams activity', { reason: checked.reason })
+      json(400, { error: { name: 'BadRequest', code: 'INVALID_ACTIVITY', message: checked.reason } })
+      return
+    }
+    const activity = checked.activity
+    if (activity.type !== 'invoke') {
+      res.writeHead(200).end()
+      return
+    }
+    const parsed = parseInvoke(activity)
+    if (!parsed) {
+      json(200, message('askbridge does not know this control.'))
+      return
+    }
+    this.teamsIds.set(parsed.actor.userId, parsed.teamsUserId)
+    const work = this.track(this.invoke(parsed))
+    const answer = await within(work, this.options.invokeAnswerMs ?? L.invokeMs - 1000, undefined)
+    if (answer) {
+      json(200, answer)
+      return
+    }
+    json(200, message('Received; the card updates in a moment.'))
+    // Anything the person must still be told goes to their chat with the bot.
+    void work.then(async (late) => {
+      if (late?.type === 'application/vnd.microsoft.activity.message')
+        await this.notify(parsed.actor, String(late.value)).catch((error: unknown) =>
+          this.log.warn('Teams notice failed', { error }),
+        )
+    })
+  }
+
+  /** Why the request's token is refused, or undefined when the SDK verified it. */
+  private async authenticate(req: IncomingMessage): Promise<string | undefined> {
+    let status = 200
+    let reason: string | undefined
+    let passed = false
+    const shim = {
+      status(code: number) {
+        status = code
+        return shim
+      },
+      send(body: unknown) {
+        const r = (body as { 'jwt-auth-error'?: unknown } | undefined)?.['jwt-auth-error']
+        reason = typeof r === 'string' ? r : 'unauthorized'
+        return shim
+      },
+      setHeader() {
+        return shim
+      },
+      end() {
+        return shim
+      },
+    }
+    const request = { method: req.method, headers: req.headers } as unknown as Parameters<
+      typeof this.verify
+    >[0]
+    await this.verify(request, shim as unknown as Parameters<typeof this.verify>[1], () => {
+      passed = true
+    })
+    if (passed && status === 200) return undefined
+    return reason ?? `HTTP ${status}`
+  }
+
+  private async invoke(parsed: NonNullable<ReturnType<typeof parseInvoke>>): Promise<InvokeBody> {
+    const host = this.host
+    if (!host) return message('askbridge is starting; please try again in a moment.')
+    try {
+      const card = await host.getCard(parsed.ref)
+      // The person's e-mail from Teams (Microsoft Entra), so the people map, e-mail responders,
+      // quorum and requester exclusion know them; a card that asks none of that costs no look-up.
+      if (card && (card.responders || card.quorum > 1 || card.excluded)) {
+        const member = await within(
+          this.member(parsed.conversationId.split(';')[0] ?? parsed.conversationId, parsed.teamsUserId),
+          MEMBER_WAIT_MS,
+          undefined,
+        )
+        if (member?.email) parsed.actor.email = member.email.toLowerCase()
+      }
+      const decoded = onCard(parsed, card)
+      if (decoded.kind === 'refuse') return message(decoded.message)
+      let outcome: InteractionOutcome | undefined
+      for (const [i, step] of decoded.steps.entries()) {
+        outcome = await host.handle(step, i === 0 ? card : undefined)
+        if (!outcome.ok) break
+      }
+      if (!outcome) return message('Nothing to do.')
+      if (!outcome.ok) return message(outcome.message ?? 'That did not work; please try again.')
+      if (outcome.message) void this.notify(parsed.actor, outcome.message).catch(() => {})
+      if (!outcome.card) return message(outcome.message ?? 'Done.')
+      const shown = this.render(outcome.card, undefined)
+      return { statusCode: 200, type: CARD_CONTENT_TYPE, value: shown.attachments[0].content }
+    } catch (error) {
+      this.log.error('teams invoke failed', { error, invoke: parsed.id })
+      return message(notAppliedMessage(error))
+    }
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.pending.add(promise)
+    void promise.finally(() => this.pending.delete(promise)).catch(() => {})
+    return promise
+  }
+}
+
+/** An invoke response that shows the person a message (and leaves the card as it is). */
+function message(text: string): InvokeBody {
+  return { statusCode: 200, type: 'application/vnd.microsoft.activity.message', value: noMentions(text) }
+}
+
+async function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > max) return undefined
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
