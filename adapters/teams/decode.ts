@@ -9,11 +9,15 @@
  * is submitted.
  */
 import { z } from 'zod'
-import type { InboundInteraction } from '../../src/adapter-kit.js'
-import { type ComponentRef, cardRef, decodeComponentId } from '../../src/adapter-kit.js'
-import { type ComponentInput, resolveComponent } from '../../src/adapter-kit.js'
-import type { CardAction, CardState, Person } from '../../src/adapter-kit.js'
-import { describeZodError } from '../../src/adapter-kit.js'
+import type { CardAction, CardState, InboundInteraction, Person } from '../../src/adapter-kit.js'
+import {
+  type ComponentInput,
+  type ComponentRef,
+  cardRef,
+  decodeComponentId,
+  describeZodError,
+  resolveComponent,
+} from '../../src/adapter-kit.js'
 import { ACTION_KEY } from './render.js'
 
 const accountSchema = z.looseObject({

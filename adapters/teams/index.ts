@@ -13,16 +13,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type AuthConfiguration, authorizeJWT, getAuthConfigWithDefaults } from '@microsoft/agents-hosting'
 import { z } from 'zod'
+import type { CardState, Destination, Mention, Person } from '../../src/adapter-kit.js'
 import {
   type CardHost,
   type ChatAdapter,
   type InteractionOutcome,
+  type Logger,
   type Notice,
   notAppliedMessage,
+  silentLogger,
   within,
 } from '../../src/adapter-kit.js'
-import type { CardState, Destination, Mention, Person } from '../../src/adapter-kit.js'
-import { type Logger, silentLogger } from '../../src/adapter-kit.js'
 import { onCard, parseInvoke, readActivity } from './decode.js'
 import { TEAMS_LIMITS as L } from './limits.js'
 import { noticeToTeamsMessage } from './notice.js'

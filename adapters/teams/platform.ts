@@ -85,7 +85,9 @@ export const teams: PlatformModule = {
     return {
       adapter,
       ...(c.TEAMS_CHANNEL ? { destination: { platform: 'teams', channel: c.TEAMS_CHANNEL } } : {}),
-      webhooks: [{ method: 'POST', path: '/teams/messages', handle: (req, res) => adapter.handleHttp(req, res) }],
+      webhooks: [
+        { method: 'POST', path: '/teams/messages', handle: (req, res) => adapter.handleHttp(req, res) },
+      ],
     }
   },
 }
