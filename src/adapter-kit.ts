@@ -54,7 +54,6 @@ export { type CardView, cardView, type QuestionView } from './card/view.js'
 export { optionalText, url as urlVariable } from './config/env.js'
 export { type Logger, silentLogger } from './log.js'
 export {
-  type BuiltPlatform,
   envOf,
   type IdRule,
   type PlatformModule,
@@ -62,4 +61,4 @@ export {
 } from './platform.js'
 export { describeZodError, LIMITS } from './protocol/schemas.js'
 export { readFailure, readRaw } from './server/body.js'
-export type { LeaderHandlers, Leadership, StoreCapabilities } from './store/capabilities.js'
+export type { LeaderHandlers, Leadership } from './store/capabilities.js'

@@ -129,12 +129,6 @@ export function parseMention(platform: PlatformModule, text: string): Mention | 
   return undefined
 }
 
-/** A mention written back as the routes file spells it (`subteam:S…`). */
-export function formatMention(platform: PlatformModule, mention: Omit<Mention, 'platform'>): string {
-  const word = platform.mentions?.[mention.kind]?.word ?? mention.kind
-  return `${word}:${mention.id}`
-}
-
 /** How a platform's mentions are written, for messages (`subteam:S… or user:U…`). */
 export function mentionHint(platform: PlatformModule): string {
   const kinds = Object.values(platform.mentions ?? {})
