@@ -32,6 +32,9 @@ async function template(dir) {
     PLATFORMS,
   )
   const bridge = await serve({ config, platforms: PLATFORMS })
+  // The inbox opens from its one-time sign-in link, as a person's browser does.
+  const login = await fetch(bridge.inboxUrl, { redirect: 'manual' })
+  const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? ''
   try {
     const answered = fetch(`${bridge.url}/v1/ask`, {
       method: 'POST',
@@ -39,12 +42,12 @@ async function template(dir) {
       body: JSON.stringify({ callId: TEMPLATE, timeoutMs: 600_000, questions: [question] }),
     }).then((res) => res.json())
     await until(async () => {
-      const res = await fetch(`${bridge.url}/inbox/api/cards`)
+      const res = await fetch(`${bridge.url}/inbox/api/cards`, { headers: { cookie } })
       return (await res.json()).cards?.some((c) => c.callId === TEMPLATE)
     }, 'template card')
     const res = await fetch(`${bridge.url}/inbox/api/cards/${TEMPLATE}/actions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', cookie },
       body: JSON.stringify({
         action: { type: 'choose', questionId: 'go', label: 'Yes' },
         person: { name: 'Ana' },
@@ -151,7 +154,7 @@ async function latencies(servers, path, init) {
   for (let i = 0; i < REQUESTS; i++) {
     for (const [k, server] of servers.entries()) {
       const t = performance.now()
-      const res = await fetch(`${server.url}${typeof path === 'function' ? path(i) : path}`, init?.(i))
+      const res = await fetch(`${server.url}${typeof path === 'function' ? path(i) : path}`, init?.(i, k))
       const body = await res.arrayBuffer()
       samples[k].push(performance.now() - t)
       bytes[k] = body.byteLength
@@ -209,7 +212,10 @@ async function measureAll(dir, store, dbs, log) {
       )
     const servers = up.map((u) => u.server)
     const questions = await latencies(servers, '/v1/questions')
-    const inbox = await latencies(servers, '/inbox/api/cards')
+    const cookies = await Promise.all(servers.map((server) => server.inboxCookie()))
+    const inbox = await latencies(servers, '/inbox/api/cards', (_i, k) => ({
+      headers: { cookie: cookies[k] },
+    }))
     const metrics = await latencies(servers, '/metrics')
     const ask = await latencies(servers, '/v1/ask', (i) => ({
       method: 'POST',

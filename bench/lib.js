@@ -91,7 +91,16 @@ export async function startChild(name, args, env, readUrl) {
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  // Passed through as before; `serve`'s inbox sign-in link is kept for benches that use the inbox.
+  let inboxLink
+  let stderr = ''
+  child.stderr.on('data', (d) => {
+    process.stderr.write(d)
+    if (inboxLink) return
+    stderr += d.toString()
+    inboxLink = /Web inbox: (http:\/\/\S+\?login=\S+)/.exec(stderr)?.[1]
   })
   const exited = once(child, 'exit').then(([code]) => {
     throw new Error(`${name} exited with ${code} before it was ready`)
@@ -101,6 +110,12 @@ export async function startChild(name, args, env, readUrl) {
   return {
     url,
     pid: child.pid,
+    /** The inbox cookie (`name=value`), from the one-time link `serve` printed. */
+    async inboxCookie() {
+      await until(() => inboxLink, `${name}'s inbox link`)
+      const res = await fetch(inboxLink, { redirect: 'manual' })
+      return res.headers.get('set-cookie')?.split(';')[0] ?? ''
+    },
     async stop() {
       if (child.exitCode !== null) return
       child.kill('SIGTERM')

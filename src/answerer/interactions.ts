@@ -1,5 +1,6 @@
 import { applyInteraction, finishedRefusal, isLive } from '../card/apply.js'
 import { type CardRef, refMatches } from '../card/codec.js'
+import { shownDigest } from '../card/digest.js'
 import type { CardState, Person } from '../card/types.js'
 import type { Logger } from '../log.js'
 import type { People } from '../oncall/people.js'
@@ -48,6 +49,7 @@ function interactionEntry(
   detail: unknown,
   refused: boolean,
   code?: string,
+  shown?: string,
 ): AuditEntry {
   return {
     ...key,
@@ -57,7 +59,20 @@ function interactionEntry(
     detail,
     refused,
     ...(code ? { code } : {}),
+    ...(shown ? { shown } : {}),
   }
+}
+
+/**
+ * The digest of what the card showed (see {@link shownDigest}), with a hook's whole tool input
+ * read from its `hook` audit entry.
+ */
+export async function shownOf(store: Store, card: CardState): Promise<string> {
+  const hook = (await store.listAudit({ callId: card.callId })).find(
+    (e) => e.kind === 'hook' && (e.agentId === undefined || e.agentId === card.agentId),
+  )
+  const toolInput = (hook?.detail as { tool_input?: unknown } | undefined)?.tool_input
+  return shownDigest(card, toolInput)
 }
 
 /** Why `person` may not act on this card now (it is finished, or they may not answer), if so. */
@@ -106,11 +121,12 @@ function completionRefusal(error: unknown): { code: string; message: string } | 
   return undefined
 }
 
-/** The audit entry of a card's completion: who answered, and what. */
-export function completedEntry(card: CardState): AuditEntry {
+/** The audit entry of a card's completion: who answered, what, and the digest of what they saw. */
+function completedEntry(card: CardState, shown: string): AuditEntry {
   return {
     ...callKeyOf(card),
     kind: 'completed',
+    shown,
     ...(card.answeredBy ? { actor: card.answeredBy, platform: card.answeredBy.platform } : {}),
     // A reason typed with Approve or Reject is askbridge's own note beside the answer.
     detail: card.reason && card.result ? { ...card.result, reason: card.reason } : card.result,
@@ -163,8 +179,10 @@ export async function handleInteraction(
   // One person is one approver, whichever platform (or signed-in inbox) they answer from.
   const actor = deps.people.identify(input.interaction.actor)
   const interaction = { ...input.interaction, actor }
+  // What the person was shown, kept with their decision (the questions never change on a card).
+  const shown = found ? await shownOf(deps.store, found.state) : undefined
   const entry = (refused: boolean, code?: string) =>
-    interactionEntry(key ?? { callId: input.callId }, actor, interaction.action, refused, code)
+    interactionEntry(key ?? { callId: input.callId }, actor, interaction.action, refused, code, shown)
   const refuse = async (code: string, message: string, card?: CardState) => {
     await auditSafely(deps, entry(true, code))
     return { done: { ok: false, message, ...(card ? { card } : {}) } }
@@ -197,7 +215,7 @@ export async function handleInteraction(
       return {
         write: next,
         // The click, and the answer it completed, are recorded in the card's own commit.
-        audit: result.completed ? [entry(false), completedEntry(next)] : [entry(false)],
+        audit: result.completed ? [entry(false), completedEntry(next, shown ?? '')] : [entry(false)],
         ...(call
           ? {
               call,

@@ -67,7 +67,8 @@ function buildCard(
   plan: RoutePlan & { shown?: OnCallShown },
   destinations: Destination[],
 ): CardState {
-  const requester = request.agent?.requester
+  // Whom the agent acts for: its token's requester, else the `people` entry that runs it.
+  const requester = request.agent?.requester ?? deps.people.requesterOf(request.agent?.id ?? 'default')
   const card = newCard({
     callId: request.callId,
     agentId: request.agent?.id ?? 'default',

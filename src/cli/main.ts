@@ -230,6 +230,8 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
       logger: log,
       platforms,
       ...(routes === undefined ? {} : { routes }),
+      // Each inbox sign-in link works once; the next is printed (never logged) when one is used.
+      onInboxLink: (link) => io.stderr(`askbridge: the inbox sign-in link was used; the next one: ${link}\n`),
     })
   } catch (error) {
     const e = error as NodeJS.ErrnoException

@@ -6,6 +6,7 @@ import type { PlatformModule } from '../platform.js'
 import { parseDuration } from '../routing/duration.js'
 import { DEFAULT_EDGE_LIMITS as EDGE } from '../server/edge.js'
 import { isPostgresUrl, parsePostgresUrl } from '../store/pg-url.js'
+import { type AgentTokenEntry, loadAgentTokens } from './agent-tokens.js'
 
 /** Hosts that never leave the machine; anything else needs ASKBRIDGE_API_TOKEN. */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
@@ -134,7 +135,23 @@ export const envSchema = z.object({
     })
     .meta({
       description:
-        'Bearer token for the HTTP API and the inbox (at least 8 characters). Unset: only clients on this machine are served (a loopback peer naming a loopback host, no proxy headers).',
+        'Bearer token for the HTTP API, acting for every agent (at least 8 characters; never accepted by the inbox). Unset, with no agent tokens either: only clients on this machine are served (a loopback peer naming a loopback host, no proxy headers).',
+    }),
+  /** A JSON file of per-agent tokens (their SHA-256 digests, agent, scopes, requester). */
+  ASKBRIDGE_AGENT_TOKENS: optionalText
+    .transform((v, ctx): AgentTokenEntry[] | undefined => {
+      if (v === undefined) return undefined
+      const loaded = loadAgentTokens(v)
+      if ('problems' in loaded) {
+        for (const message of loaded.problems) ctx.addIssue({ code: 'custom', message })
+        return z.NEVER
+      }
+      return loaded.tokens
+    })
+    .meta({
+      description:
+        'A JSON file of per-agent tokens: the SHA-256 digest of each token, the agent (or `prefix*`) it acts as, its scopes (`ask`, `answer`, `admin`), optionally the person it acts for (`requester`) and a rate limit. The file holds digests only (see docs/security.md).',
+      unset: 'no agent tokens',
     }),
   ASKBRIDGE_ROUTES: optionalText.meta({
     description: 'Routes file (JSON): destinations, responders, quorum, escalation.',
@@ -318,8 +335,14 @@ function crossProblems(
   }
   const problems: string[] = []
   const host = get('ASKBRIDGE_HOST') ?? '127.0.0.1'
-  if (!isLoopback(host) && get('ASKBRIDGE_API_TOKEN') === undefined) {
-    problems.push(`ASKBRIDGE_API_TOKEN is required when ASKBRIDGE_HOST (${host}) is not loopback`)
+  if (
+    !isLoopback(host) &&
+    get('ASKBRIDGE_API_TOKEN') === undefined &&
+    get('ASKBRIDGE_AGENT_TOKENS') === undefined
+  ) {
+    problems.push(
+      `ASKBRIDGE_API_TOKEN (or ASKBRIDGE_AGENT_TOKENS) is required when ASKBRIDGE_HOST (${host}) is not loopback`,
+    )
   }
   const oidc = ['ASKBRIDGE_OIDC_ISSUER', 'ASKBRIDGE_OIDC_CLIENT_ID', 'ASKBRIDGE_OIDC_CLIENT_SECRET']
   const oidcSet = oidc.filter((key) => get(key) !== undefined)

@@ -12,7 +12,7 @@ import type { FormSpec } from '../card/fields.js'
 import type { CardState } from '../card/types.js'
 import { type Logger, silentLogger } from '../log.js'
 import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
-import type { AskUserQuestionItem, ToolCallInfo } from '../protocol/types.js'
+import type { Agent, AskUserQuestionItem, ToolCallInfo } from '../protocol/types.js'
 import type { UserQuestionService } from '../service/service.js'
 import {
   type ExtraChoice,
@@ -35,6 +35,12 @@ export interface HookDeps {
   logger?: Logger
   /** The bridge's public URL (ASKBRIDGE_PUBLIC_URL): cards link to the whole tool input in the inbox. */
   publicUrl?: string
+  /**
+   * The agent an ask runs as, checked against the caller's credential (it throws when the token
+   * may not act for that agent, and names the requester the token acts for).
+   * @default the service's live agent with this id
+   */
+  agentFor?: (agentId: string) => Agent
 }
 
 export interface HookCallOptions {
@@ -93,7 +99,7 @@ async function askWithin(
   try {
     const answer = await service.ask({
       questions: plan.questions,
-      agent: service.agents.ensure(plan.agentId),
+      agent: deps.agentFor ? deps.agentFor(plan.agentId) : service.agents.ensure(plan.agentId),
       signal: controller.signal,
       wait: { callId: plan.callId },
       ...(plan.route === undefined ? {} : { route: plan.route }),

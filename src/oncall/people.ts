@@ -1,7 +1,11 @@
 import type { Person } from '../card/types.js'
+import { globMatch } from '../routing/routes.js'
 
 /** One person's accounts, from the routes file's `people` map: platform id -> user id. */
 export type PersonAccounts = Partial<Record<string, string>>
+
+/** One entry of the `people` map: the person's accounts, and the agents they run (`*` globs). */
+export type PersonEntry = { agents?: string[] | undefined } & Partial<Record<string, string | string[]>>
 
 /** A person's identity across platforms: their e-mail address, or one platform account. */
 export type Identity = { email: string } | { platform: string; userId: string }
@@ -19,12 +23,15 @@ export function identityKey(identity: Identity): string {
 export class People {
   private readonly byEmail = new Map<string, PersonAccounts>()
   private readonly byAccount = new Map<string, string>()
+  private readonly runs: Array<{ email: string; agents: string[] }> = []
 
-  constructor(map: Record<string, PersonAccounts> = {}) {
-    for (const [email, accounts] of Object.entries(map)) {
+  constructor(map: Record<string, PersonEntry> = {}) {
+    for (const [email, { agents, ...accounts }] of Object.entries(map)) {
       this.byEmail.set(email.toLowerCase(), {})
+      // The person is the requester of the agents they run (`excludeRequester`).
+      if (agents?.length) this.runs.push({ email: email.toLowerCase(), agents })
       for (const [platform, userId] of Object.entries(accounts)) {
-        if (userId) this.learn(platform, userId, email)
+        if (typeof userId === 'string' && userId) this.learn(platform, userId, email)
       }
     }
   }
@@ -38,6 +45,12 @@ export class People {
     this.byAccount.set(identityKey({ platform, userId }), key)
   }
 
+  /** The person who runs this agent (the first `people` entry whose `agents` match), if any. */
+  requesterOf(agentId: string): { platform: string; userId: string } | undefined {
+    const found = this.runs.find((r) => r.agents.some((glob) => globMatch(glob, agentId)))
+    return found ? { platform: 'email', userId: found.email } : undefined
+  }
+
   /** The accounts the map knows for an address. */
   accounts(email: string): PersonAccounts {
     return { ...this.byEmail.get(email.toLowerCase()) }
@@ -45,6 +58,8 @@ export class People {
 
   /** The person's e-mail address: their sign-in, or the map's entry for their account. */
   emailOf(person: Pick<Person, 'platform' | 'userId' | 'email'>): string | undefined {
+    // A person named by address (a token's requester, `email:ADDRESS`).
+    if (person.platform === 'email') return person.userId.toLowerCase()
     return (
       person.email?.toLowerCase() ??
       this.byAccount.get(identityKey({ platform: person.platform, userId: person.userId }))

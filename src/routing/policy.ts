@@ -18,9 +18,11 @@ export interface ResponderPolicyOptions {
  * users, members of the listed groups (looked up and cached with expiry), holders of the
  * listed roles, and the people listed by e-mail. A person is one person everywhere: the
  * `people` map ties their platform and signed-in inbox accounts, so a platform user listed
- * as a responder may also answer in the inbox once signed in with their address. The inbox
- * without sign-in answers unless the route sets `web: false`; signed in, only as a listed
- * person (or anyone, with `web: true`). An excluded requester never may.
+ * as a responder may also answer in the inbox once signed in with their address. Where a route
+ * names responders, the inbox without sign-in (a typed, unchecked name) never answers and never
+ * counts toward a quorum; signed in, only as a listed person (or anyone, with `web: true`). An
+ * API caller (`POST /v1/questions/:callId/answer`) answers only where anyone may: see
+ * {@link ResponderPolicy.refusesApi}. An excluded requester never may.
  */
 export class ResponderPolicy {
   private readonly cache = new Map<string, { members: Set<string>; at: number }>()
@@ -57,8 +59,23 @@ export class ResponderPolicy {
       if (person.platform === platform && (lists.roles ?? []).some((role) => person.roles?.includes(role)))
         return true
     }
-    if (person.platform === 'web') return person.email ? responders.web === true : responders.web !== false
+    // A typed inbox name proves nothing: with responders it is never one of them.
+    if (person.platform === 'web') return person.email ? responders.web === true : false
     return false
+  }
+
+  /**
+   * Why an answer over the API (no person behind it, only a token) is refused on this card, if
+   * it is: a route with responders (or `web: false`) wants listed people, a quorum wants that many
+   * distinct people, and the requester the token acts for may not answer their own request.
+   */
+  async refusesApi(card: CardState, caller: Person, requester?: Person): Promise<string | undefined> {
+    if (card.responders) return 'this route names who may answer; an API token is not one of them'
+    if (card.quorum > 1) return `this approval needs ${card.quorum} distinct people; an API token is none`
+    if (requester && !(await this.allows(card, requester)))
+      return 'the requester may not answer their own request'
+    if (!(await this.allows(card, caller))) return 'this caller may not answer'
+    return undefined
   }
 
   private async members(platform: string, groupId: string): Promise<Set<string>> {

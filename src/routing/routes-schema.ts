@@ -130,7 +130,14 @@ function peopleSchema(platforms: readonly PlatformModule[]) {
   for (const p of platforms) {
     if (p.ids) accounts[p.id] = z.string().regex(p.ids.user.pattern, `not a ${p.ids.user.what}`).optional()
   }
-  const object = z.strictObject(accounts)
+  const object = z.strictObject({
+    ...accounts,
+    /** Agents this person runs (`*` globs over agent ids): they are those agents' requester. */
+    agents: z
+      .array(z.string().regex(/^[A-Za-z0-9_.:*-]{1,64}$/, 'not an agent id or a * glob of agent ids'))
+      .min(1)
+      .optional(),
+  })
   const shorthand = platforms.find((p) => p.peopleShorthand && p.ids)
   const value = shorthand?.ids
     ? z.union([

@@ -1,22 +1,24 @@
 import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import { z } from 'zod'
-import { auditSafely } from '../answerer/interactions.js'
+import { auditSafely, shownOf } from '../answerer/interactions.js'
 import { CALL_ID_PATTERN } from '../card/codec.js'
-import type { CardState } from '../card/types.js'
+import type { CardState, Person } from '../card/types.js'
 import { DEFAULT_MAX_WAITING_ASKS } from '../config/env.js'
 import type { Logger } from '../log.js'
 import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
 import type { TimedUserQuestionResult } from '../protocol/types.js'
+import type { ResponderPolicy } from '../routing/policy.js'
 import type { UserQuestionService } from '../service/service.js'
 import type { CallKey, Store } from '../store/types.js'
 import { parseBody, readJson, sendJson } from './body.js'
+import { agentOf, type Caller, listedAgent, requireAgent, requireScope } from './credentials.js'
 import { HttpError } from './errors.js'
 import type { Metrics } from './metrics.js'
 import { openApiDocument } from './openapi.js'
 import { agentParam, encodeCursor, optionalAgent, pageParams, resolveCall } from './query.js'
 import { replies } from './replies.js'
-import type { Router } from './router.js'
+import type { RouteContext, Router } from './router.js'
 
 const idSchema = z.string().regex(CALL_ID_PATTERN, 'must be 1-64 characters of A-Z a-z 0-9 _ . : -')
 
@@ -47,6 +49,8 @@ export interface ApiDeps {
   track: (res: ServerResponse, end: () => void) => () => void
   /** Asks that may wait at once; the excess gets 503 OVERLOADED. @default 5000 */
   maxWaitingAsks?: number
+  /** Who may answer a card: API answers pass the same rules as clicks. */
+  policy: ResponderPolicy
 }
 
 /** Seconds an overloaded client is told to wait before asking again. */
@@ -61,10 +65,20 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     'How HTTP asks ended: answered, pending or an error code.',
   )
 
+  /** The call a route names, when the caller may act for its agent (403 otherwise). */
+  const ownCall = async (caller: Caller, callId: string, named: string | undefined): Promise<CallKey> => {
+    const mine = named === undefined && !caller.scopes.has('admin') && !caller.agent.includes('*')
+    const key = await resolveCall(service, callId, mine ? caller.agent : named)
+    requireAgent(caller, key.agentId)
+    return key
+  }
+
   const maxWaiting = deps.maxWaitingAsks ?? DEFAULT_MAX_WAITING_ASKS
   let waitingAsks = 0
 
-  router.add('POST', '/v1/ask', async ({ req, res }) => {
+  router.add('POST', '/v1/ask', async ({ req, res, caller: who }) => {
+    const caller = callerOf(who)
+    requireScope(caller, 'ask')
     if (deps.closing())
       throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down; ask again shortly')
     const body = parseBody(askBodySchema, await readJson(req))
@@ -88,27 +102,32 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     }
     waitingAsks++
     try {
-      await waitForAsk(body, res)
+      await waitForAsk(body, res, caller)
     } finally {
       waitingAsks--
     }
   })
 
-  const waitForAsk = async (body: z.infer<typeof askBodySchema>, res: ServerResponse): Promise<void> => {
+  const waitForAsk = async (
+    body: z.infer<typeof askBodySchema>,
+    res: ServerResponse,
+    caller: Caller,
+  ): Promise<void> => {
     if (!Array.isArray(body.questions)) {
       throw new UserQuestionError('BAD_QUESTION', 'questions must be an array of question objects')
     }
     if (body.timeoutMs !== undefined && typeof body.timeoutMs !== 'number') {
       throw new UserQuestionError('BAD_TIMEOUT', 'timeoutMs must be a whole number of milliseconds')
     }
-    const agentId = body.agentId ?? 'default'
+    // The agent is the token's: a body naming another agent is refused (403 FORBIDDEN_AGENT).
+    const agentId = agentOf(caller, body.agentId, 'default')
     const callId = body.callId ?? `call-${randomUUID()}`
     const timed = body.timeoutMs !== undefined
     asks({ mode: timed ? 'timed' : 'blocking' })
 
     // Re-attach: the same agent and call while it is in flight waits on the same card.
     const reattached = service.inflight(agentId, callId)
-    const agent = service.agents.ensure(agentId)
+    const agent = service.agents.ensure(agentId, caller.requester)
     const request = {
       questions: body.questions,
       agent,
@@ -151,12 +170,16 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     }
   }
 
-  router.add('GET', '/v1/questions', async ({ url, res }) => {
+  router.add('GET', '/v1/questions', async ({ url, res, caller: who }) => {
+    const caller = callerOf(who)
     const { limit, afterSeq } = pageParams(url)
+    const named = agentParam(url)
+    // An agent's token lists its own calls only.
+    const agentId = listedAgent(caller, named)
     const page = await service.projectionPage({
       limit,
       ...(afterSeq === undefined ? {} : { afterSeq }),
-      ...optionalAgent(agentParam(url)),
+      ...optionalAgent(agentId),
     })
     sendJson(res, 200, {
       ...page.view,
@@ -164,8 +187,8 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     })
   })
 
-  router.add('GET', '/v1/questions/:callId', async ({ params, url, res }) => {
-    const key = await resolveCall(service, params.callId ?? '', agentParam(url))
+  router.add('GET', '/v1/questions/:callId', async ({ params, url, res, caller }) => {
+    const key = await ownCall(callerOf(caller), params.callId ?? '', agentParam(url))
     const { callId } = key
     const [call, card, posts] = await Promise.all([
       service.getCall(key),
@@ -209,34 +232,63 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     })
   })
 
-  router.add('POST', '/v1/questions/:callId/answer', async ({ req, params, url, res }) => {
+  router.add('POST', '/v1/questions/:callId/answer', async ({ req, params, url, res, caller: who }) => {
+    const caller = callerOf(who)
     const body = parseBody(answerBodySchema, await readJson(req))
     const named = agentParam(url)
     if (body.agentId !== undefined && named !== undefined && body.agentId !== named) {
       throw new HttpError(400, 'BAD_REQUEST', 'agentId in the query and in the body differ')
     }
-    const key = await resolveCall(service, params.callId ?? '', body.agentId ?? named)
-    // Audited like a click: accepted, or refused with its code (an answer already waits, another
-    // answer got there first).
+    const mine = !caller.scopes.has('admin') && !caller.agent.includes('*') ? caller.agent : undefined
+    const key = await resolveCall(service, params.callId ?? '', body.agentId ?? named ?? mine)
+    // The same responder, quorum and requester rules as every click: checked on the card, and the
+    // answer (or its refusal) is audited with the caller as its actor.
+    const actor: Person = { platform: 'api', userId: caller.label }
+    const card = (await store.getCard<CardState>(key))?.state
+    const shown = card ? await shownOf(store, card) : undefined
     const audit = (refused: boolean, code?: string) =>
       auditSafely(
         { store, log: deps.logger },
-        { ...key, kind: 'answer', platform: 'api', refused, ...(code ? { code } : {}) },
+        {
+          ...key,
+          kind: 'interaction',
+          platform: 'api',
+          actor,
+          detail: { type: 'api-answer', answers: body.answers },
+          refused,
+          ...(code ? { code } : {}),
+          ...(shown ? { shown } : {}),
+        },
       )
+    // A token that may not answer, or not for this agent: refused, and audited when a card exists.
+    try {
+      requireScope(caller, 'answer')
+      requireAgent(caller, key.agentId)
+    } catch (error) {
+      if (card) await audit(true, (error as HttpError).code.toLowerCase().replace(/_/g, '-'))
+      throw error
+    }
+    const requester = caller.requester ? { ...caller.requester } : undefined
+    const refusal = card ? await deps.policy.refusesApi(card, actor, requester) : undefined
+    if (refusal) {
+      await audit(true, 'not-allowed')
+      throw new HttpError(403, 'NOT_ALLOWED', refusal)
+    }
+    // Exactly one answer counts: one that lost to another (a reply already waits) is refused and
+    // audited so, as a losing click is.
     let accepted: boolean
     try {
       accepted = await service.answer(key.agentId, key.callId, { answers: body.answers })
     } catch (error) {
-      const code = asUserQuestionError(error)?.code
-      if (code === 'REPLY_QUEUED') await audit(true, code)
+      if (asUserQuestionError(error)?.code === 'REPLY_QUEUED') await audit(true, 'reply-queued')
       throw error
     }
     await audit(!accepted, accepted ? undefined : 'not-continued')
     sendJson(res, 200, { accepted })
   })
 
-  router.add('DELETE', '/v1/questions/:callId', async ({ params, url, res }) => {
-    const key = await resolveCall(service, params.callId ?? '', agentParam(url))
+  router.add('DELETE', '/v1/questions/:callId', async ({ params, url, res, caller }) => {
+    const key = await ownCall(callerOf(caller), params.callId ?? '', agentParam(url))
     const [call, card] = await Promise.all([service.getCall(key), store.getCard(key)])
     if (!call && !card && !service.inflight(key.agentId, key.callId)) throw notFound(key)
     const cancelled = await service.cancel(key, 'cancelled through the API')
@@ -246,17 +298,22 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     sendJson(res, 200, { cancelled: true, callId: key.callId, agentId: key.agentId })
   })
 
-  router.add('GET', '/v1/agents/:agentId/replies', (ctx) => replies(ctx, deps))
+  router.add('GET', '/v1/agents/:agentId/replies', (ctx) => {
+    requireAgent(callerOf(ctx.caller), ctx.params.agentId ?? '')
+    return replies(ctx, deps)
+  })
 
-  router.add('POST', '/v1/agents/:agentId/replies/:callId/admit', async ({ params, res }) => {
+  router.add('POST', '/v1/agents/:agentId/replies/:callId/admit', async ({ params, res, caller }) => {
     const agentId = params.agentId ?? ''
+    requireAgent(callerOf(caller), agentId)
     const callId = params.callId ?? ''
     if (!(await service.admitReply(agentId, callId))) throw noReply(agentId, callId)
     sendJson(res, 200, { admitted: true, callId })
   })
 
-  router.add('DELETE', '/v1/agents/:agentId/replies/:callId', async ({ params, res }) => {
+  router.add('DELETE', '/v1/agents/:agentId/replies/:callId', async ({ params, res, caller }) => {
     const agentId = params.agentId ?? ''
+    requireAgent(callerOf(caller), agentId)
     const callId = params.callId ?? ''
     if (!(await service.discardReply(agentId, callId))) throw noReply(agentId, callId)
     sendJson(res, 200, { discarded: true, callId })
@@ -266,9 +323,12 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     sendJson(res, 200, openApiDocument({ ask: askBodySchema, answer: answerBodySchema })),
   )
 
-  router.add('GET', '/v1/audit', async ({ url, res }) => {
+  router.add('GET', '/v1/audit', async ({ url, res, caller: who }) => {
+    const caller = callerOf(who)
     const callId = url.searchParams.get('callId') ?? undefined
-    const agentId = agentParam(url)
+    const named = agentParam(url)
+    // The whole audit is the admin's; an agent's token reads its own calls' entries.
+    const agentId = listedAgent(caller, named)
     const sinceText = url.searchParams.get('since')
     let since: number | undefined
     if (sinceText !== null) {
@@ -284,6 +344,12 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     })
     sendJson(res, 200, { events })
   })
+}
+
+/** The caller of a `/v1` route (the server always sets it there). */
+export function callerOf(caller: RouteContext['caller']): Caller {
+  if (!caller) throw new HttpError(401, 'UNAUTHORIZED', 'this route needs a bearer token')
+  return caller
 }
 
 function notFound(key: CallKey): HttpError {

@@ -33,8 +33,6 @@ export const DEFAULT_EDGE_LIMITS: EdgeLimits = {
 }
 
 export interface EdgeOptions {
-  /** ASKBRIDGE_API_TOKEN; unset: loopback only, which this module enforces. */
-  apiToken?: string | undefined
   /** ASKBRIDGE_TRUSTED_PROXIES: peers whose `Forwarded` / `X-Forwarded-*` headers are accepted. */
   trustedProxies?: readonly string[]
   limits?: Partial<EdgeLimits>
@@ -95,7 +93,6 @@ class Counts {
 }
 
 export class Edge {
-  private readonly token: string | undefined
   private readonly proxies: Set<string>
   readonly limits: EdgeLimits
   private readonly log: Logger
@@ -105,7 +102,6 @@ export class Edge {
   private readonly refused = new WeakMap<object, HttpError>()
 
   constructor(options: EdgeOptions = {}) {
-    this.token = options.apiToken
     this.proxies = new Set((options.trustedProxies ?? []).map(canonical))
     this.limits = { ...DEFAULT_EDGE_LIMITS, ...options.limits }
     this.log = options.logger ?? silentLogger
@@ -190,36 +186,34 @@ export class Edge {
   }
 
   /**
-   * Without a token (throws a coded HttpError): a peer that is not loopback, forwarding headers
+   * Where no token is configured (the caller decides; throws a coded HttpError): a peer that is not loopback, forwarding headers
    * from a peer that is not a trusted proxy, and a Host that is not a loopback name (DNS
    * rebinding), on every path, the inbox's and sign-in's included. Platform webhooks (verified by
    * signature) and /healthz are answered before this.
    */
   loopbackOnly(req: IncomingMessage): void {
     const peer = req.socket.remoteAddress
-    if (this.token === undefined) {
-      const forwarded = FORWARDING_HEADERS.find((h) => req.headers[h] !== undefined)
-      if (forwarded && !this.proxies.has(canonical(peer))) {
-        throw new HttpError(
-          403,
-          'FORWARDED_REFUSED',
-          `a request through a proxy (${forwarded}) needs ASKBRIDGE_API_TOKEN, or the proxy's address in ASKBRIDGE_TRUSTED_PROXIES`,
-        )
-      }
-      if (!isLoopbackAddress(peer)) {
-        throw new HttpError(
-          403,
-          'FORBIDDEN_PEER',
-          'without ASKBRIDGE_API_TOKEN only clients on this machine (a loopback address) are served',
-        )
-      }
-      if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
-        throw new HttpError(
-          403,
-          'FORBIDDEN_HOST',
-          'without ASKBRIDGE_API_TOKEN only loopback host names are served',
-        )
-      }
+    const forwarded = FORWARDING_HEADERS.find((h) => req.headers[h] !== undefined)
+    if (forwarded && !this.proxies.has(canonical(peer))) {
+      throw new HttpError(
+        403,
+        'FORWARDED_REFUSED',
+        `a request through a proxy (${forwarded}) needs a token (ASKBRIDGE_API_TOKEN or ASKBRIDGE_AGENT_TOKENS), or the proxy's address in ASKBRIDGE_TRUSTED_PROXIES`,
+      )
+    }
+    if (!isLoopbackAddress(peer)) {
+      throw new HttpError(
+        403,
+        'FORBIDDEN_PEER',
+        'without a token (ASKBRIDGE_API_TOKEN or ASKBRIDGE_AGENT_TOKENS) only clients on this machine (a loopback address) are served',
+      )
+    }
+    if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
+      throw new HttpError(
+        403,
+        'FORBIDDEN_HOST',
+        'without a token (ASKBRIDGE_API_TOKEN or ASKBRIDGE_AGENT_TOKENS) only loopback host names are served',
+      )
     }
   }
 

@@ -5,13 +5,14 @@ import { HookError } from '../hooks/errors.js'
 import { answerClaudeCodeHook, answerElicitation, type HookDeps } from '../hooks/run.js'
 import { elicitRequestSchema } from '../hooks/schemas.js'
 import { parseDuration } from '../routing/duration.js'
-import type { ApiDeps } from './api.js'
+import { type ApiDeps, callerOf } from './api.js'
 import { parseBody, readJson, sendJson } from './body.js'
+import { agentOf, requireAgent, requireScope } from './credentials.js'
 import { HttpError } from './errors.js'
-import type { Router } from './router.js'
+import type { RouteContext, Router } from './router.js'
 
 /** What the hook routes need beyond the API's own dependencies. */
-export interface HookRouteDeps extends ApiDeps, Pick<HookDeps, 'notices' | 'publicUrl'> {
+export interface HookRouteDeps extends ApiDeps, Pick<HookDeps, 'notices' | 'publicUrl' | 'agentFor'> {
   /** The hook timeout when a request names none (ASKBRIDGE_HOOK_TIMEOUT). @default 600000 */
   hookTimeoutMs?: number
   /** What PreToolUse answers when nobody decides in time (ASKBRIDGE_HOOK_TIMEOUT_DECISION). @default 'ask' */
@@ -82,7 +83,31 @@ export function addHookRoutes(router: Router, deps: HookRouteDeps): void {
   const fallback = deps.hookTimeoutMs ?? 600_000
   const timeoutDecision = deps.hookTimeoutDecision ?? 'ask'
 
-  router.add('POST', '/v1/hooks/claude-code', async ({ req, res, url }) => {
+  /** The hook deps for one caller: asks run as an agent its token may act for. */
+  const forCaller = (who: RouteContext['caller']): HookRouteDeps => {
+    const caller = callerOf(who)
+    requireScope(caller, 'ask')
+    const notices = deps.notices
+    return {
+      ...deps,
+      agentFor: (agentId) => {
+        requireAgent(caller, agentId)
+        return deps.service.agents.ensure(agentId, caller.requester)
+      },
+      // A notice names its session's agent too: only one the token may act for.
+      ...(notices
+        ? {
+            notices: (request) => {
+              requireAgent(caller, request.agentId)
+              return notices(request)
+            },
+          }
+        : {}),
+    }
+  }
+
+  router.add('POST', '/v1/hooks/claude-code', async ({ req, res, url, caller }) => {
+    const callerDeps = forCaller(caller)
     const timeoutMs = timeoutOf(url, fallback)
     const route = routeOf(url)
     const client = clientOf(url)
@@ -106,7 +131,7 @@ export function addHookRoutes(router: Router, deps: HookRouteDeps): void {
       sendJson(res, 200, nobody())
     })
     try {
-      const output = await answerClaudeCodeHook(deps, body, {
+      const output = await answerClaudeCodeHook(callerDeps, body, {
         timeoutMs,
         signal: gone.signal,
         client,
@@ -122,10 +147,13 @@ export function addHookRoutes(router: Router, deps: HookRouteDeps): void {
     }
   })
 
-  router.add('POST', '/v1/elicit', async ({ req, res }) => {
+  router.add('POST', '/v1/elicit', async ({ req, res, caller }) => {
+    const callerDeps = forCaller(caller)
     if (deps.closing())
       throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down; ask again shortly')
-    const request = parseBody(elicitRequestSchema, await readJson(req))
+    const parsed = parseBody(elicitRequestSchema, await readJson(req))
+    // The agent is the token's when the request names none (403 when it names another).
+    const request = { ...parsed, agentId: agentOf(callerOf(caller), parsed.agentId, 'mcp') }
     const gone = new AbortController()
     res.on('close', () => gone.abort())
     const untrack = deps.track(res, () => {
@@ -133,7 +161,7 @@ export function addHookRoutes(router: Router, deps: HookRouteDeps): void {
       sendJson(res, 200, { action: 'cancel' })
     })
     try {
-      sendJson(res, 200, await answerElicitation(deps, request, { signal: gone.signal }))
+      sendJson(res, 200, await answerElicitation(callerDeps, request, { signal: gone.signal }))
     } catch (error) {
       throw asHttp(error)
     } finally {

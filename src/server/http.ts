@@ -1,20 +1,25 @@
-import { timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import type { AgentTokenEntry } from '../config/agent-tokens.js'
 import type { HookDeps } from '../hooks/run.js'
 import { type Logger, silentLogger } from '../log.js'
+import type { People } from '../oncall/people.js'
+import { ResponderPolicy } from '../routing/policy.js'
 import type { UserQuestionService } from '../service/service.js'
 import { isStorageError } from '../store/errors.js'
 import type { Store } from '../store/types.js'
 import { addApiRoutes } from './api.js'
 import { sendJson } from './body.js'
+import { type Caller, Credentials } from './credentials.js'
 import { Edge, type EdgeOptions } from './edge.js'
 import { errorResponse, HttpError } from './errors.js'
 import { addHookRoutes } from './hooks.js'
+import { InboxLinks } from './inbox-link.js'
 import { Metrics } from './metrics.js'
+import { canonicalPath } from './path.js'
+import { RateLimiter } from './rate-limit.js'
 import { Router } from './router.js'
-import { parseCookies, type SignedInUser } from './signin.js'
-import { sendTokenPage } from './token-page.js'
+import type { SignedInUser } from './signin.js'
 
 /** Something else that answers HTTP on the bridge's port (the web inbox). */
 export interface HttpMount {
@@ -51,8 +56,22 @@ export interface HttpServerOptions {
   /** The web inbox (and anything else serving pages). */
   mounts?: HttpMount[]
   webhooks?: WebhookMount[]
-  /** Bearer token for everything but `/healthz` and platform webhooks. Unset: loopback Host only. */
+  /**
+   * The all-agents (admin) bearer token for the `/v1` API (never the inbox). With neither it nor
+   * `agentTokens`: loopback Host only.
+   */
   apiToken?: string
+  /** Per-agent tokens (ASKBRIDGE_AGENT_TOKENS): digests, agent, scopes, requester. */
+  agentTokens?: AgentTokenEntry[]
+  /**
+   * The inbox's own credential without OpenID Connect: one-time sign-in links.
+   * @default a new set whose links are only given out through {@link BridgeHttpServer.signInLink}
+   */
+  inboxLinks?: InboxLinks
+  /** Who is who across platforms (the routes file's `people`), for requester checks on API answers. */
+  people?: People
+  /** Clock for rate limits (tests). @default Date.now */
+  now?: () => number
   logger?: Logger
   metrics?: Metrics
   /** SSE heartbeat interval. @default 15000 */
@@ -73,13 +92,15 @@ export interface HttpServerOptions {
   /** The bridge's public URL (ASKBRIDGE_PUBLIC_URL): hook cards link to the whole tool input. */
   publicUrl?: string
   /** The network edge: trusted proxies, the body timeout, connection and stream caps (edge.ts). */
-  edge?: Omit<EdgeOptions, 'apiToken' | 'logger'>
+  edge?: Omit<EdgeOptions, 'logger'>
 }
 
 /** The running HTTP side of the bridge. */
 export interface BridgeHttpServer {
   readonly server: Server
   readonly metrics: Metrics
+  /** A new one-time inbox sign-in link (a path such as `/inbox?login=…`); the previous one stops working. */
+  signInLink(): string
   listen(port: number, host: string): Promise<string>
   /**
    * Stop intake: new connections and requests are refused, waiting requests (blocking asks,
@@ -89,17 +110,6 @@ export interface BridgeHttpServer {
   /** Close every connection and the listener. */
   close(): Promise<void>
 }
-
-const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])(:\d+)?$/i
-const INBOX_PATH = /^\/(inbox(\/.*)?)?$/
-/** The inbox page itself (not its API). */
-const INBOX_PAGE = /^\/(inbox\/?)?$/
-
-/** A browser opening the inbox page (it asks for HTML), not a script calling it. */
-function wantsPage(req: IncomingMessage, url: URL): boolean {
-  return INBOX_PAGE.test(url.pathname) && /\btext\/html\b/.test(req.headers.accept ?? '')
-}
-const COOKIE = 'askbridge_token'
 
 /** The bridge's HTTP server on node:http: the `/v1` API, health, metrics, the inbox and webhooks. */
 export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
@@ -144,6 +154,11 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
   })
   const apiDeps = {
     service: options.service,
+    policy: new ResponderPolicy({
+      // An API caller is never a member of a group: no look-up needed.
+      groupMembers: async () => undefined,
+      ...(options.people ? { people: options.people } : {}),
+    }),
     store: options.store,
     logger: log,
     metrics,
@@ -176,75 +191,85 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
     (options.mounts ?? []).map((m) => m.routeOf?.(path)).find((r) => r !== undefined) ??
     'other'
 
-  const token = options.apiToken
-  const edge = new Edge({ ...options.edge, apiToken: token, logger: log })
+  const links = options.inboxLinks ?? new InboxLinks({ logger: log })
+
+  const credentials = new Credentials({ apiToken: options.apiToken, agentTokens: options.agentTokens })
+  const limiter = new RateLimiter(options.now ?? Date.now)
+  const edge = new Edge({ ...options.edge, logger: log })
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     edge.admit(req, res)
+    // The path is parsed once, here: the same canonical segments pick the guard and the route.
+    const path = canonicalPath(req.url ?? '/')
     let url: URL
     try {
       url = new URL(req.url ?? '/', 'http://askbridge.local')
     } catch {
       throw new HttpError(400, 'BAD_REQUEST', 'malformed request URL')
     }
+    url.pathname = path.pathname
     const method = req.method ?? 'GET'
-    const webhook = webhooks.get(`${method} ${url.pathname}`)
+    const webhook = webhooks.get(`${method} ${path.pathname}`)
     if (webhook) {
       await webhook.handle(req, res)
       return
     }
-    if (url.pathname === '/healthz') {
-      const m = router.match(method, url.pathname)
+    if (path.area === 'health') {
+      const m = router.match(method, path.pathname)
       if ('handler' in m) await m.handler({ req, res, url, params: m.params })
       return
     }
-    edge.loopbackOnly(req)
-    const inbox = INBOX_PATH.test(url.pathname)
-    let user: SignedInUser | undefined
-    if (inbox && options.signIn) {
-      // Signed in: the session (and its CSRF token on writes) is the inbox's authentication.
-      user = await options.signIn.handle(req, res, url)
-      if (!user) return
-    } else if (token === undefined) {
-      // Without a token only loopback names are served, which defeats DNS rebinding.
-      if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
-        throw new HttpError(
-          403,
-          'FORBIDDEN_HOST',
-          'without ASKBRIDGE_API_TOKEN only loopback host names are served',
+    // Without a token only this machine is served: a loopback peer naming a loopback host (which
+    // defeats DNS rebinding), no proxy in between. The inbox and sign-in included (edge.ts).
+    if (!credentials.required) edge.loopbackOnly(req)
+    if (path.area === 'inbox') {
+      // The inbox never takes the API token or an agent token: people hold their own credential.
+      let user: SignedInUser | undefined
+      if (options.signIn) {
+        // Signed in: the session (and its CSRF token on writes) is the inbox's authentication.
+        user = await options.signIn.handle(req, res, url)
+        if (!user) return
+      } else {
+        // The cookie is SameSite=Strict, but another port of this host is the same site: writes
+        // must come from this very origin (and be JSON, which no other origin may send unasked).
+        checkOrigin(req, method)
+        if (!links.handle(req, res, url, method)) return
+      }
+      for (const mount of options.mounts ?? []) {
+        if (await mount.handleHttp(req, res, url, user ? { user } : {})) return
+      }
+      return route(req, res, url, method, undefined)
+    }
+    let caller = credentials.fromRequest(req)
+    if (!caller) {
+      if (credentials.required) throw unauthorized()
+      checkOrigin(req, method)
+      caller = Credentials.loopback()
+    }
+    if (caller.key && caller.ratePerMinute) {
+      const wait = limiter.take(caller.key, caller.ratePerMinute)
+      if (wait > 0) {
+        log.info('rate limited', { caller: caller.label })
+        throw Object.assign(
+          new HttpError(
+            429,
+            'RATE_LIMITED',
+            `this token made more than ${caller.ratePerMinute} requests a minute; try again in ${wait} s`,
+          ),
+          { retryAfter: wait },
         )
       }
-      // Without a token nothing authenticates a request, so a web page on any other origin
-      // could post to the bridge (a body-less or untyped POST needs no CORS preflight) and
-      // answer, admit or ask. Browsers always send Origin on such requests: it must be us.
-      if (!SAFE_METHODS.has(method) && !sameOrigin(req)) {
-        throw new HttpError(
-          403,
-          'FORBIDDEN_ORIGIN',
-          'requests from other web origins are refused (set ASKBRIDGE_API_TOKEN to use the API from a browser app)',
-        )
-      }
-    } else if (inbox && method === 'GET' && url.searchParams.has('token')) {
-      // The inbox link carries the token once; a cookie keeps it, and it leaves the address bar.
-      if (!same(url.searchParams.get('token') ?? '', token)) {
-        if (wantsPage(req, url)) return sendTokenPage(res, true)
-        throw unauthorized()
-      }
-      res.writeHead(302, {
-        location: '/inbox',
-        'set-cookie': `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict${options.publicUrl?.startsWith('https:') ? '; Secure' : ''}`,
-        'cache-control': 'no-store',
-      })
-      res.end()
-      return
-    } else if (!authorized(req, token, inbox)) {
-      // A person opening the inbox gets a page that says how to get in; scripts get the JSON error.
-      if (method === 'GET' && wantsPage(req, url)) return sendTokenPage(res, false)
-      throw unauthorized()
     }
-    for (const mount of options.mounts ?? []) {
-      if (await mount.handleHttp(req, res, url, user ? { user } : {})) return
-    }
+    return route(req, res, url, method, caller)
+  }
+
+  const route = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    method: string,
+    caller: Caller | undefined,
+  ): Promise<void> => {
     const match = router.match(method, url.pathname)
     if (!('handler' in match)) {
       if (match.allowed.length > 0) {
@@ -254,10 +279,12 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
       }
       throw new HttpError(404, 'NOT_FOUND', `no route for ${method} ${url.pathname}`)
     }
+    // The /v1 API's routes are never reached through the inbox's credential.
+    if (!caller) throw new HttpError(404, 'NOT_FOUND', `no route for ${method} ${url.pathname}`)
     if (closing && url.pathname !== '/metrics') {
       throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down')
     }
-    await match.handler({ req, res, url, params: match.params })
+    await match.handler({ req, res, url, params: match.params, caller })
   }
 
   const server = createServer((req, res) => {
@@ -286,11 +313,11 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
         return
       }
       const allow = (error as { allow?: string }).allow
+      const retryAfter = (error as { retryAfter?: number }).retryAfter
       // A body we stopped reading: close the connection rather than drain a huge upload.
       const headers: Record<string, string> = status === 413 ? { connection: 'close' } : {}
       if (allow) headers.allow = allow
-      const retryAfter = (error as { retryAfter?: string }).retryAfter
-      if (retryAfter) headers['retry-after'] = retryAfter
+      if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter)
       sendJson(res, status, body, headers)
     })
   })
@@ -314,6 +341,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
   return {
     server,
     metrics,
+    signInLink: () => links.issue(),
     listen(port, host) {
       return new Promise((resolve, reject) => {
         server.once('error', reject)
@@ -371,22 +399,24 @@ function sameOrigin(req: IncomingMessage): boolean {
 }
 
 function unauthorized(): HttpError {
-  return new HttpError(401, 'UNAUTHORIZED', 'missing or wrong bearer token (ASKBRIDGE_API_TOKEN)')
+  return new HttpError(
+    401,
+    'UNAUTHORIZED',
+    'missing or wrong bearer token (ASKBRIDGE_API_TOKEN or a token of ASKBRIDGE_AGENT_TOKENS)',
+  )
 }
 
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
-}
-
-function authorized(req: IncomingMessage, token: string, inbox: boolean): boolean {
-  const header = req.headers.authorization ?? ''
-  const m = /^Bearer\s+(.+)$/i.exec(header)
-  if (m && same((m[1] ?? '').trim(), token)) return true
-  if (!inbox) return false
-  // The inbox page's own requests carry the cookie set by the ?token= link.
-  // A malformed cookie (`%ZZ`) is no cookie, never a 500.
-  const cookie = parseCookies(req.headers.cookie).get(COOKIE)
-  return cookie !== undefined && same(cookie, token)
+/**
+ * Without a bearer token nothing in the request proves who sent it, so a web page on any other
+ * origin could post here (a body-less or untyped POST needs no CORS preflight). Browsers always
+ * send Origin on such requests: it must be us.
+ */
+function checkOrigin(req: IncomingMessage, method: string): void {
+  if (!SAFE_METHODS.has(method) && !sameOrigin(req)) {
+    throw new HttpError(
+      403,
+      'FORBIDDEN_ORIGIN',
+      'requests from other web origins are refused (set ASKBRIDGE_API_TOKEN to use the API from a browser app)',
+    )
+  }
 }

@@ -82,6 +82,11 @@ const auditSchema = z.strictObject({
       detail: z.unknown().optional(),
       refused: z.boolean().optional(),
       code: z.string().optional(),
+      /** SHA-256 (hex) of what the person deciding was shown (docs/security.md). */
+      shown: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .optional(),
     }),
   ),
 })

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Caller } from './credentials.js'
 
 /** What a route handler receives. */
 export interface RouteContext {
@@ -6,6 +7,8 @@ export interface RouteContext {
   res: ServerResponse
   url: URL
   params: Record<string, string>
+  /** Who called the `/v1` API (its bearer token, or loopback without one). */
+  caller?: Caller
 }
 
 export type RouteHandler = (ctx: RouteContext) => Promise<void> | void

@@ -17,6 +17,7 @@ import { capabilitiesOf } from '../store/capabilities.js'
 import { connectStore } from '../store/index.js'
 import type { Store } from '../store/types.js'
 import { type BridgeHttpServer, createHttpServer, type WebhookMount } from './http.js'
+import { InboxLinks } from './inbox-link.js'
 import { Metrics } from './metrics.js'
 import { InboxSignIn } from './signin.js'
 
@@ -87,6 +88,11 @@ export interface ServeOptions {
   replicas?: { leaseMs?: number; intervalMs?: number }
   /** How often history past ASKBRIDGE_RETENTION is pruned (tests shorten it). @default 600000 */
   retentionIntervalMs?: number
+  /**
+   * Called with each new one-time inbox sign-in link (a full URL) after the previous one was
+   * used; the first is {@link BridgeHandle.inboxUrl}. Without OpenID Connect only.
+   */
+  onInboxLink?: (url: string) => void
   /** Inbox sign-in sessions: lifetime (default 8 hours) and clock (tests). */
   inboxSession?: { ttlMs?: number; now?: () => number }
 }
@@ -95,6 +101,10 @@ export interface ServeOptions {
 export interface BridgeHandle {
   /** Base URL of the HTTP API, e.g. `http://127.0.0.1:8787`. */
   readonly url: string
+  /**
+   * Where a person opens the inbox: with OpenID Connect `URL/inbox`; without, a one-time sign-in
+   * link (`URL/inbox?login=…`), the inbox's own credential (print it, never log it).
+   */
   readonly inboxUrl: string
   readonly service: UserQuestionService
   readonly store: Store
@@ -157,12 +167,13 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
     const router =
       options.router ??
       (routes ? routesRouter(routes, built.destinations, options.platforms, log) : undefined)
+    const people = new People(routes?.people)
     chat = new ChatAnswerer({
       service,
       adapters: built.adapters,
       destinations: built.destinations,
       logger: log,
-      people: new People(routes?.people),
+      people,
       ...(pagerDuty ? { oncall: new OnCallLookup({ source: pagerDuty, logger: log }) } : {}),
       ...(router ? { router } : {}),
       ...(options.escalationIntervalMs === undefined
@@ -174,6 +185,14 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
     const answerer = chat
     const publicUrl = publicUrlOf(config)
     const metrics = new Metrics()
+    // Without OpenID Connect the inbox opens from one-time links `serve` prints (never logged).
+    let base = ''
+    const onInboxLink = options.onInboxLink
+    const inboxLinks = new InboxLinks({
+      logger: log,
+      secureCookies: publicUrl?.startsWith('https:') === true,
+      ...(onInboxLink ? { onLink: (path: string) => onInboxLink(`${base}${path}`) } : {}),
+    })
     const web = built.web
     metrics.gauge('askbridge_inbox_connections', 'Web inbox pages connected.', () => web.connections)
     http = createHttpServer({
@@ -182,6 +201,9 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       mounts: [built.web],
       webhooks: built.webhooks,
       ...(config.ASKBRIDGE_API_TOKEN ? { apiToken: config.ASKBRIDGE_API_TOKEN } : {}),
+      ...(config.ASKBRIDGE_AGENT_TOKENS ? { agentTokens: config.ASKBRIDGE_AGENT_TOKENS } : {}),
+      inboxLinks,
+      people,
       logger: log,
       metrics,
       ...(signIn ? { signIn } : {}),
@@ -210,6 +232,8 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
       ...(options.replicas?.intervalMs === undefined ? {} : { intervalMs: options.replicas.intervalMs }),
     })
     const url = await http.listen(config.ASKBRIDGE_PORT, config.ASKBRIDGE_HOST)
+    base = url
+    warnUnknownRequesters(routes, config, log)
     // Every replica prunes; batches are small and never take the same rows.
     const stopRetention = startRetention(store, {
       callsMs: config.ASKBRIDGE_RETENTION,
@@ -230,7 +254,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
     const c = chat
     return {
       url,
-      inboxUrl: `${url}/inbox`,
+      inboxUrl: signIn ? `${url}/inbox` : `${url}${inboxLinks.issue()}`,
       service,
       store,
       chat,
@@ -292,5 +316,22 @@ async function startSignIn(
     logger: log,
     ...(session?.ttlMs === undefined ? {} : { sessionTtlMs: session.ttlMs }),
     ...(session?.now ? { now: session.now } : {}),
+  })
+}
+
+/**
+ * `excludeRequester` needs to know whom an agent acts for: an agent token naming a `requester`,
+ * or a `people` entry listing the agents a person runs. Without either, the routes that set it
+ * are named at start.
+ */
+function warnUnknownRequesters(routes: RoutesFile | undefined, config: Config, log: Logger): void {
+  const byToken = (config.ASKBRIDGE_AGENT_TOKENS ?? []).some((t) => t.requester !== undefined)
+  const byPeople = Object.values(routes?.people ?? {}).some((p) => typeof p !== 'string' && p.agents?.length)
+  if (byToken || byPeople) return
+  const excluding = (routes?.routes ?? []).filter((r) => r.excludeRequester).map((r) => r.name)
+  if (excluding.length === 0) return
+  log.warn('excludeRequester cannot exclude anyone yet', {
+    routes: excluding,
+    why: 'no agent token names a requester (ASKBRIDGE_AGENT_TOKENS "requester") and no people entry lists "agents", so no ask says whom it is for',
   })
 }

@@ -1,20 +1,20 @@
 import type { ServerResponse } from 'node:http'
 
 /**
- * What a person who opens the inbox without the token sees: a short page saying how to get in,
- * instead of the API's JSON error. Static text only (nothing from the request is echoed back).
+ * What a person who opens the inbox without its credential sees: a short page saying how to get
+ * in, instead of the API's JSON error. Static text only (nothing from the request is echoed back).
  */
 export function sendTokenPage(res: ServerResponse, wrong: boolean): void {
   const why = wrong
-    ? 'That link carries a token this bridge does not accept.'
-    : 'This bridge needs its API token before it shows the inbox.'
+    ? 'That sign-in link is not valid: each link works once, and a newer one replaces it.'
+    : 'This bridge shows its inbox only to a browser that opened its sign-in link.'
   const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>askbridge inbox: token needed</title>
+<title>askbridge inbox: sign-in link needed</title>
 <link rel="icon" href="data:,">
 <style>
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: #f6f7f9; color: #1d2330; }
@@ -26,12 +26,13 @@ p { margin: 8px 0; }
 </head>
 <body>
 <main>
-<h1>askbridge inbox: token needed</h1>
+<h1>askbridge inbox: sign-in link needed</h1>
 <p>${why}</p>
-<p>Open the inbox once with the token in the address, for example
-<code>http://HOST:PORT/inbox?token=YOUR_TOKEN</code>, where the token is the bridge's
-<code>ASKBRIDGE_API_TOKEN</code>. The page then keeps it in a cookie and takes it out of the address bar.</p>
-<p>Ask whoever runs this bridge for the link if you do not have the token.</p>
+<p>Open the link <code>askbridge serve</code> printed in its terminal
+(<code>http://HOST:PORT/inbox?login=…</code>). It works once: the browser then keeps a cookie,
+and <code>serve</code> prints the next link for another browser. The API and agent tokens are
+not accepted here.</p>
+<p>Ask whoever runs this bridge for a link if you cannot see its terminal.</p>
 </main>
 </body>
 </html>

@@ -17,11 +17,17 @@ export class AgentRegistry {
     return agent
   }
 
-  /** The live root agent for `id`, registering one when there is none. */
-  ensure(id: string): Agent {
+  /**
+   * The live root agent for `id`, registering one when there is none, or when `requester` (the
+   * person a token says the agent acts for) differs from the live one's.
+   */
+  ensure(id: string, requester?: Agent['requester']): Agent {
     const existing = this.live.get(id)
-    if (existing && !existing.delegated) return existing
-    return this.register(id)
+    const same =
+      requester === undefined ||
+      (existing?.requester?.platform === requester.platform && existing.requester.userId === requester.userId)
+    if (existing && !existing.delegated && same) return existing
+    return this.register(id, requester ? { requester } : {})
   }
 
   get(id: string): Agent | undefined {

@@ -102,6 +102,8 @@ export interface AuditEntry {
   detail?: unknown
   refused?: boolean
   code?: string
+  /** SHA-256 (hex) of what the person deciding was shown (`shownDigest`): on decisions. */
+  shown?: string
 }
 
 export type StoredAuditEntry = AuditEntry & { seq: number; at: number }

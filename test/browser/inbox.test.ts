@@ -39,7 +39,7 @@ beforeAll(async () => {
   page.on('console', (m) => {
     if (m.type() === 'error') failed.push(m.text())
   })
-  await page.goto(`${b.url}/inbox`)
+  await page.goto(`${b.url}${b.bridge.http.signInLink()}`)
   await page.fill('#me', 'Ada Lovelace')
 })
 
@@ -239,7 +239,7 @@ test('on a 390 px phone the header fits the screen and nothing scrolls sideways'
         },
       ],
     })
-    await phone.goto(`${b.url}/inbox`)
+    await phone.goto(`${b.url}${b.bridge.http.signInLink()}`)
     await phone.fill('#me', 'Ada Lovelace')
     await phone.locator('article[data-call-id="phone-1"]').waitFor()
     const overflow = await phone.evaluate(() => {
@@ -313,7 +313,7 @@ test('while the page holds a wait ("Take my time") it renews the hold every 10 s
   try {
     // The page's own timers run on a clock the test moves; the bridge keeps real time.
     await tab.clock.install()
-    await tab.goto(`${b.url}/inbox`)
+    await tab.goto(`${b.url}${b.bridge.http.signInLink()}`)
     await tab.fill('#me', 'Grace Hopper')
     const asking = request(b.url, 'POST', '/v1/ask', {
       callId: 'beat-1',
@@ -383,7 +383,7 @@ test('a plan from the corpus renders in the inbox with its numbering, nesting, t
   expect((await asking).body.answers).toEqual([{ id: 'plan', selected: ['Approve'] }])
 })
 
-test('with an API token, the ?token= link opens the page and its script loads with the cookie', async () => {
+test('with an API token, the one-time sign-in link opens the page and its script loads with the cookie', async () => {
   const token = 'browser-test-token-not-secret'
   const guarded = await startBridge({ ASKBRIDGE_API_TOKEN: token })
   const tab = await browser.newPage({ viewport: { width: 1100, height: 900 } })
@@ -392,8 +392,8 @@ test('with an API token, the ?token= link opens the page and its script loads wi
     if (r.status() >= 400) bad.push(`${r.status()} ${r.url()}`)
   })
   try {
-    await tab.goto(`${guarded.url}/inbox?token=${token}`)
-    // The token left the address bar; the module script ran and follows live changes.
+    await tab.goto(`${guarded.url}${guarded.bridge.http.signInLink()}`)
+    // The code left the address bar; the module script ran and follows live changes.
     expect(new URL(tab.url()).search).toBe('')
     await tab.locator('#live.live').waitFor()
     await tab.fill('#me', 'Ada Lovelace')
@@ -437,7 +437,7 @@ test('a notice without buttons (Claude Code waiting) shows live as text, and aga
     // page gets it only after the notice's live event has arrived. A stale list once replaced the
     // live notice, and this test timed out waiting for it.
     const list = await holdList(tab, '/inbox/api/notices')
-    await tab.goto(`${watched.url}/inbox`)
+    await tab.goto(`${watched.url}${watched.bridge.http.signInLink()}`)
     await tab.locator('#live.live').waitFor()
     await until(async () => list.read() >= 1, 'the notices list read')
     expect(await httpHook(watched.url, fixture('notification'))).toEqual({ status: 200, body: {} })
@@ -473,7 +473,7 @@ test('the settled list shows the newest 30 cards; "Show older" loads the rest', 
       await act(paged.url, `old-${i}`, { type: 'choose', questionId: 'go', label: 'Yes' })
       await asking
     }
-    await tab.goto(`${paged.url}/inbox`)
+    await tab.goto(`${paged.url}${paged.bridge.http.signInLink()}`)
     const settled = tab.locator('article.settled')
     const older = tab.locator('button[data-older]')
     await older.waitFor()
@@ -496,7 +496,7 @@ test('a card that appears while the page is loading its list stays shown (the li
     // Hold the page's list: the server reads it now (before the card exists), the page gets it
     // only after the card's live event has arrived.
     const list = await holdList(tab, '/inbox/api/cards')
-    await tab.goto(`${b.url}/inbox`)
+    await tab.goto(`${b.url}${b.bridge.http.signInLink()}`)
     await until(async () => list.read() >= 1, 'the list request read')
     const asking = request(b.url, 'POST', '/v1/ask', {
       callId: 'race-1',

@@ -160,7 +160,15 @@ test('with a token every route but /healthz needs it, Slack clicks pass by signa
       ['POST', '/inbox/api/cards/c1/actions'],
     ]
     for (const [method, path] of routes) {
-      for (const authorization of [undefined, 'Bearer wrong-token-value', `Basic ${token}`]) {
+      const inbox = path.startsWith('/inbox')
+      // The inbox takes no bearer token at all, the right one included: it has its own link.
+      const tried = [
+        undefined,
+        'Bearer wrong-token-value',
+        `Basic ${token}`,
+        ...(inbox ? [`Bearer ${token}`] : []),
+      ]
+      for (const authorization of tried) {
         const res = await fetch(`${url}${path}`, {
           method,
           headers: {
@@ -172,7 +180,7 @@ test('with a token every route but /healthz needs it, Slack clicks pass by signa
         const body = (await res.json()) as { error?: { code?: string } }
         expect([res.status, body.error?.code], `${method} ${path} ${authorization}`).toEqual([
           401,
-          'UNAUTHORIZED',
+          inbox ? 'INBOX_SIGN_IN_REQUIRED' : 'UNAUTHORIZED',
         ])
       }
     }
@@ -197,8 +205,22 @@ test('with a token every route but /healthz needs it, Slack clicks pass by signa
     )
     expect(click.timedOut).toBe(false)
     expect(await (await asking).json()).toMatchObject({ answers: [{ id: 'go', selected: ['Yes'] }] })
-    // The inbox link carries the token once; it must not be logged either.
-    expect((await fetch(`${url}/inbox?token=${token}`, { redirect: 'manual' })).status).toBe(302)
+    // The printed sign-in link opens the inbox once; serve prints the next one, and logs neither.
+    const link = await served.inbox
+    const opened = await fetch(link, { redirect: 'manual' })
+    expect(opened.status).toBe(302)
+    const cookie = opened.headers.get('set-cookie')?.split(';')[0] ?? ''
+    const page = await fetch(`${url}/inbox`, { headers: { cookie, accept: 'text/html' } })
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('askbridge inbox')
+    const next = await until(
+      () => /the next one: (http:\/\/\S+)/.exec(served.output())?.[1],
+      'the next sign-in link',
+    )
+    expect(next).not.toBe(link)
+    for (const code of [link, next].map((l) => new URL(l).searchParams.get('login') ?? 'none')) {
+      expect(served.output().split(code).length - 1, 'printed once, never logged').toBe(1)
+    }
   } finally {
     const exited = new Promise((resolve) => child.on('exit', resolve))
     child.kill('SIGTERM')
@@ -213,13 +235,20 @@ test('with a token every route but /healthz needs it, Slack clicks pass by signa
 /** Follow a `serve` child's stderr: the inbox URL once it is listening, and everything it logged. */
 function watchServe(child: ChildProcessByStdio<null, Readable, Readable>) {
   let stderr = ''
+  let found: (link: string) => void = () => {}
+  const inbox = new Promise<string>((resolve) => {
+    found = resolve
+  })
   const url = new Promise<string>((resolve, reject) => {
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString()
-      const m = /Web inbox: (http:\/\/\S+)\/inbox/.exec(stderr)
-      if (m?.[1]) resolve(m[1])
+      const m = /Web inbox: ((http:\/\/\S+)\/inbox\S*)/.exec(stderr)
+      if (m?.[1] && m[2]) {
+        found(m[1])
+        resolve(m[2])
+      }
     })
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)))
   })
-  return { url, output: () => stderr }
+  return { url, inbox, output: () => stderr }
 }

@@ -20,7 +20,7 @@ import { type FakeUser as DiscordUser, FakeDiscord } from '../fakes/discord/serv
 import { FakeSlack, type FakeUser as SlackUser } from '../fakes/slack/server.js'
 import { commandHook as command, fixture, httpHook as http } from '../helpers/claude-code.js'
 import { keyFor, until } from '../helpers/service.js'
-import { startBridge, type TestBridge } from '../server/helpers.js'
+import { inboxCookie, startBridge, type TestBridge } from '../server/helpers.js'
 import { blocksText } from '../slack/rig.js'
 
 const grace: SlackUser = { id: 'U0GRACE', name: 'Grace' }
@@ -137,7 +137,7 @@ async function slackForm(callId: string, ref: Omit<ComponentRef, 'callId' | 'age
 async function inbox(card: CardState, action: Record<string, unknown>) {
   const res = await fetch(`${tb.url}/inbox/api/cards/${card.callId}/actions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', cookie: inboxCookie(tb.url) },
     body: JSON.stringify({ action, person: { name: 'Ada' } }),
   })
   expect(res.status).toBe(200)

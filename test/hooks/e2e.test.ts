@@ -22,7 +22,7 @@ import { type FakeUser as DiscordUser, FakeDiscord } from '../fakes/discord/serv
 import { FakeSlack, type FakeUser as SlackUser } from '../fakes/slack/server.js'
 import { commandHook as command, fixture, httpHook as http } from '../helpers/claude-code.js'
 import { keyFor, until } from '../helpers/service.js'
-import { startBridge, type TestBridge } from '../server/helpers.js'
+import { inboxCookie, startBridge, type TestBridge } from '../server/helpers.js'
 import { blocksText } from '../slack/rig.js'
 
 const grace: SlackUser = { id: 'U0GRACE', name: 'Grace' }
@@ -194,14 +194,18 @@ describe('PermissionRequest', () => {
       | { tool_input?: { command?: string } }
       | undefined
     expect(hook?.tool_input?.command?.length).toBe(400_016)
-    const page = await fetch(`${tb.url}/inbox/tool/${card.callId}`)
+    const page = await fetch(`${tb.url}/inbox/tool/${card.callId}`, {
+      headers: { cookie: inboxCookie(tb.url) },
+    })
     expect(page.status).toBe(200)
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'")
     const html = await page.text()
     // Every character of the command, escaped (a boolean: a 400k-character diff helps nobody).
     expect(html.includes(`echo ${'x'.repeat(400_000)} '&lt;script>'`)).toBe(true)
     expect(html.includes('<script')).toBe(false)
-    expect((await fetch(`${tb.url}/inbox/tool/hook-unknown`)).status).toBe(404)
+    expect(
+      (await fetch(`${tb.url}/inbox/tool/hook-unknown`, { headers: { cookie: inboxCookie(tb.url) } })).status,
+    ).toBe(404)
   })
 
   it.each([
@@ -232,7 +236,9 @@ describe('PermissionRequest', () => {
     expect(discordSent.includes(`[full text in the inbox](${link})`)).toBe(cut)
     expect(count(discordSent)).toBe(cut ? TOOL_PREVIEW_CHARS : length)
     // The inbox: the link as a real link.
-    const inbox = (await (await fetch(`${tb.url}/inbox/api/cards`)).json()) as { cards: WebCardView[] }
+    const inbox = (await (
+      await fetch(`${tb.url}/inbox/api/cards`, { headers: { cookie: inboxCookie(tb.url) } })
+    ).json()) as { cards: WebCardView[] }
     const view = inbox.cards.find((c) => c.callId === card.callId)
     expect(view?.questions[0]?.detailHtml?.includes(`href="${link}"`)).toBe(cut)
     expect(count(view?.questions[0]?.detailHtml ?? '')).toBe(cut ? TOOL_PREVIEW_CHARS : length)
@@ -382,7 +388,7 @@ describe('reasons on approvals', () => {
   async function inbox(callId: string, action: Record<string, unknown>, name = 'Ada') {
     const res = await fetch(`${tb.url}/inbox/api/cards/${callId}/actions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', cookie: inboxCookie(tb.url) },
       body: JSON.stringify({ action, person: { name } }),
     })
     expect(res.status).toBe(200)

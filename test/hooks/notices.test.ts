@@ -15,7 +15,7 @@ import { ensureBuilt } from '../cli/built.js'
 import { type StoredMessage as DiscordMessage, FakeDiscord } from '../fakes/discord/server.js'
 import { FakeSlack, type StoredMessage as SlackMessage } from '../fakes/slack/server.js'
 import { commandHook, fixture, httpHook } from '../helpers/claude-code.js'
-import { startBridge, type TestBridge } from '../server/helpers.js'
+import { inboxCookie, startBridge, type TestBridge } from '../server/helpers.js'
 import { blocksText } from '../slack/rig.js'
 
 const SLACK_CHANNEL = 'C0HOOKS'
@@ -80,7 +80,7 @@ const slackMessages = (): SlackMessage[] =>
 const discordMessages = (): DiscordMessage[] => discord.channelMessages()
 
 async function inboxNotices(): Promise<Notice[]> {
-  const res = await fetch(`${tb.url}/inbox/api/notices`)
+  const res = await fetch(`${tb.url}/inbox/api/notices`, { headers: { cookie: inboxCookie(tb.url) } })
   expect(res.status).toBe(200)
   return ((await res.json()) as { notices: Notice[] }).notices
 }

@@ -8,7 +8,7 @@ import type { CardState } from '../../src/card/types.js'
 import { ConfigError, parseConfig, publicUrlOf } from '../../src/config/env.js'
 import { fixture } from '../helpers/claude-code.js'
 import { until } from '../helpers/service.js'
-import { startBridge, type TestBridge } from '../server/helpers.js'
+import { inboxCookie, startBridge, type TestBridge } from '../server/helpers.js'
 
 describe('the public URL cards link with', () => {
   it('ASKBRIDGE_PUBLIC_URL, else the sign-in redirect URI without /inbox/callback, else none', () => {
@@ -48,7 +48,7 @@ describe('GET /inbox/tool/:callId with a token', () => {
     await tb?.close()
   })
 
-  it('needs the token like the rest of the inbox; escapes what the agent sent', async () => {
+  it('needs the inbox cookie like the rest of the inbox (never the API token); escapes what the agent sent', async () => {
     const payload = fixture('permission-request-bash')
     payload.tool_input = { command: `printf '<img src=x onerror=alert(1)>' ${'z'.repeat(5_000)}` }
     const hook = fetch(`${tb.url}/v1/hooks/claude-code?timeout=60`, {
@@ -66,13 +66,14 @@ describe('GET /inbox/tool/:callId with a token', () => {
     const browser = await fetch(path, { headers: { accept: 'text/html' } })
     expect(browser.status).toBe(401)
     expect(await browser.text()).not.toContain('printf')
-    const page = await fetch(path, { headers: auth })
+    expect((await fetch(path, { headers: auth })).status).toBe(401)
+    const page = await fetch(path, { headers: { cookie: inboxCookie(tb.url) } })
     expect(page.status).toBe(200)
     const html = await page.text()
     expect(html.includes(`printf '&lt;img src=x onerror=alert(1)>' ${'z'.repeat(5_000)}`)).toBe(true)
     expect(html.includes('<img')).toBe(false)
-    const cookie = await fetch(path, { headers: { cookie: `askbridge_token=${TOKEN}` } })
-    expect(cookie.status).toBe(200)
+    const tokenCookie = await fetch(path, { headers: { cookie: `askbridge_token=${TOKEN}` } })
+    expect(tokenCookie.status).toBe(401)
     const cancel = await fetch(`${tb.url}/v1/questions/${card.callId}`, { method: 'DELETE', headers: auth })
     expect(cancel.status).toBe(200)
     expect(await (await hook).json()).toEqual({})

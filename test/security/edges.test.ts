@@ -291,7 +291,7 @@ describe('security: network edges', () => {
         .filter((l) => l.startsWith('askbridge_http_requests_total{'))
     const before = await series()
     for (let i = 0; i < 50; i++) {
-      const path = [`/v1/nope-${i}`, `/inbox/nope-${i}`, `/nope-${i}`, `/v1/questions/x/y/${i}`][i % 4]
+      const path = [`/v1/nope-${i}`, `/v2/nope-${i}`, `/nope-${i}`, `/v1/questions/x/y/${i}`][i % 4]
       expect((await fetch(`${b.url}${path}`)).status).toBe(404)
     }
     const added = (await series()).filter((l) => !before.includes(l))
@@ -312,7 +312,7 @@ describe('security: network edges', () => {
   it('held: default bind 127.0.0.1, 0.0.0.0 without a token refused, the 1 MiB body cap, no token in logs', async () => {
     expect(parseConfig({}, PLATFORMS).ASKBRIDGE_HOST).toBe('127.0.0.1')
     expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' }, PLATFORMS)).toThrow(
-      /ASKBRIDGE_API_TOKEN is required/,
+      /ASKBRIDGE_API_TOKEN \(or ASKBRIDGE_AGENT_TOKENS\) is required/,
     )
     const b = await bridge()
     const big = await fetch(`${b.url}/v1/ask`, {

@@ -234,18 +234,16 @@ describe('security: inbox sign-in', () => {
     expect(session).toMatch(/; HttpOnly/)
   })
 
-  it('the inbox token cookie is Secure too when the public URL is https', async () => {
-    const b = await startBridge({
-      ASKBRIDGE_API_TOKEN: 'secure-cookie-token-1234',
-      ASKBRIDGE_PUBLIC_URL: 'https://askbridge.example',
-    })
+  it('the inbox sign-in link cookie is Secure too when the public URL is https', async () => {
+    const b = await startBridge({ ASKBRIDGE_PUBLIC_URL: 'https://askbridge.example' })
     cleanups.push(() => b.close())
-    const res = await fetch(`${b.url}/inbox?token=secure-cookie-token-1234`, { redirect: 'manual' })
+    const res = await fetch(`${b.url}${await b.bridge.http.signInLink()}`, { redirect: 'manual' })
     expect(res.status).toBe(302)
-    expect(res.headers.get('set-cookie')).toMatch(/^askbridge_token=[^;]+;.*; Secure$/)
-    const plain = await startBridge({ ASKBRIDGE_API_TOKEN: 'secure-cookie-token-1234' })
+    expect(res.headers.get('set-cookie')).toMatch(/^askbridge_inbox=[^;]+;.*; Secure$/)
+    const plain = await startBridge({})
     cleanups.push(() => plain.close())
-    const local = await fetch(`${plain.url}/inbox?token=secure-cookie-token-1234`, { redirect: 'manual' })
+    const local = await fetch(`${plain.url}${await plain.bridge.http.signInLink()}`, { redirect: 'manual' })
+    expect(local.status).toBe(302)
     expect(local.headers.get('set-cookie')).not.toMatch(/Secure/)
   })
 

@@ -35,29 +35,35 @@ describe('with ASKBRIDGE_API_TOKEN', () => {
     expect((await request(b.url, 'GET', '/healthz')).status).toBe(200)
   })
 
-  test('the inbox: 401 without the token, ?token= once sets a cookie, then the page works', async () => {
+  test('the inbox: 401 without its cookie (the API token is refused), the one-time link sets it', async () => {
+    const none = { cookie: '' }
     // A person gets a short page that says how to get in, not the API's JSON.
-    const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }
+    const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8', ...none }
     const bare = await request(b.url, 'GET', '/inbox', undefined, html)
     expect(bare.status).toBe(401)
     expect(bare.headers.get('content-type')).toMatch(/^text\/html/)
-    expect(bare.text).toContain('/inbox?token=')
-    expect(bare.text).toContain('ASKBRIDGE_API_TOKEN')
+    expect(bare.text).toContain('/inbox?login=')
     expect(bare.text).not.toContain(TOKEN)
-    const wrong = await request(b.url, 'GET', '/inbox?token=wrong-token-x', undefined, html)
-    expect(wrong.status).toBe(401)
-    expect(wrong.text).toContain('does not accept')
-    expect(wrong.text).not.toContain('wrong-token-x')
-    // Scripts (no HTML in Accept) and the inbox's API still get the JSON error.
-    expect((await request(b.url, 'GET', '/inbox')).body.error).toMatchObject({ code: 'UNAUTHORIZED' })
-    const api = await request(b.url, 'GET', '/inbox/api/cards')
-    expect(api.status).toBe(401)
-    expect(api.body.error).toMatchObject({ code: 'UNAUTHORIZED' })
-    const login = await fetch(`${b.url}/inbox?token=${TOKEN}`, { redirect: 'manual' })
+    // The API token opens nothing in the inbox: not as a link, not as a bearer token.
+    const asLink = await request(b.url, 'GET', `/inbox?login=${TOKEN}`, undefined, html)
+    expect(asLink.status).toBe(401)
+    expect(asLink.text).toContain('not valid')
+    expect(asLink.text).not.toContain(TOKEN)
+    const bearer = await request(b.url, 'GET', '/inbox/api/cards', undefined, { ...auth, ...none })
+    expect(bearer.status).toBe(401)
+    expect(bearer.body.error).toMatchObject({ code: 'INBOX_SIGN_IN_REQUIRED' })
+    // Scripts (no HTML in Accept) and the inbox's API get the JSON error.
+    const script = await request(b.url, 'GET', '/inbox', undefined, none)
+    expect(script.body.error).toMatchObject({ code: 'INBOX_SIGN_IN_REQUIRED' })
+
+    const link = `${b.url}${b.bridge.http.signInLink()}`
+    const login = await fetch(link, { redirect: 'manual' })
     expect(login.status).toBe(302)
     expect(login.headers.get('location')).toBe('/inbox')
-    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
     expect(login.headers.get('set-cookie')).toMatch(/HttpOnly; SameSite=Strict/)
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
+    // One time: the same link again is refused.
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(401)
     const page = await request(b.url, 'GET', '/inbox', undefined, { cookie })
     expect(page.status).toBe(200)
     expect(page.text).toContain('askbridge inbox')
@@ -152,8 +158,11 @@ describe('without a token', () => {
   test('serve refuses to listen beyond loopback', () => {
     expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' }, PLATFORMS)).toThrow(ConfigError)
     expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' }, PLATFORMS)).toThrow(
-      /ASKBRIDGE_API_TOKEN is required/,
+      /ASKBRIDGE_API_TOKEN \(or ASKBRIDGE_AGENT_TOKENS\) is required/,
     )
+    expect(
+      parseConfig({ ASKBRIDGE_HOST: '0.0.0.0', ASKBRIDGE_API_TOKEN: TOKEN }, PLATFORMS).ASKBRIDGE_HOST,
+    ).toBe('0.0.0.0')
     expect(
       parseConfig({ ASKBRIDGE_HOST: '0.0.0.0', ASKBRIDGE_API_TOKEN: TOKEN }, PLATFORMS).ASKBRIDGE_HOST,
     ).toBe('0.0.0.0')

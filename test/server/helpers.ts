@@ -37,6 +37,8 @@ export async function startBridge(
     escalationIntervalMs: 0,
     ...(replicas ? { replicas } : {}),
   })
+  // The inbox opens from the one-time link serve gives out, as a person's browser does.
+  if (!config.ASKBRIDGE_OIDC_ISSUER) inboxCookies.set(bridge.url, await openInbox(bridge.inboxUrl))
   return {
     bridge,
     url: bridge.url,
@@ -72,7 +74,29 @@ export interface Json {
   headers: Headers
 }
 
-/** One JSON request; `body` strings are sent raw (for malformed-input tests). */
+/** The inbox cookie of each bridge started here (its base URL -> `name=value`). */
+const inboxCookies = new Map<string, string>()
+
+/** Open the inbox through a sign-in link; resolves the cookie it sets (`name=value`). */
+export async function openInbox(link: string): Promise<string> {
+  // `connection: close`: no keep-alive connection is left behind to count against the edge's caps.
+  const res = await fetch(link, { redirect: 'manual', headers: { connection: 'close' } })
+  const cookie = res.headers.get('set-cookie')?.split(';')[0]
+  if (res.status !== 302 || !cookie) throw new Error(`the inbox sign-in link was refused (${res.status})`)
+  return cookie
+}
+
+/** The inbox cookie of a bridge started by {@link startBridge}. */
+export function inboxCookie(url: string): string {
+  const cookie = inboxCookies.get(url)
+  if (!cookie) throw new Error(`no inbox session for ${url}`)
+  return cookie
+}
+
+/**
+ * One JSON request; `body` strings are sent raw (for malformed-input tests). Inbox paths carry
+ * the inbox cookie of a bridge started here, unless `headers` names a cookie (or `cookie: ''`).
+ */
 export async function request(
   url: string,
   method: string,
@@ -80,7 +104,10 @@ export async function request(
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<Json> {
-  const init: RequestInit = { method, headers: { ...headers } }
+  const cookie = path.startsWith('/inbox') || path === '/' ? inboxCookies.get(url) : undefined
+  const sent = { ...(cookie && headers.cookie === undefined ? { cookie } : {}), ...headers }
+  if (sent.cookie === '') delete sent.cookie
+  const init: RequestInit = { method, headers: sent }
   if (body !== undefined) {
     init.body = typeof body === 'string' ? body : JSON.stringify(body)
     ;(init.headers as Record<string, string>)['content-type'] ??= 'application/json'

@@ -1,10 +1,10 @@
 /**
  * The inbox page's script is a real module (adapters/web/client, compiled by the build) that the
- * inbox serves as static files under its CSP's `script-src 'self'`, also behind the API token.
+ * inbox serves as static files under its CSP's `script-src 'self'`, also behind the inbox cookie.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { ensureBuilt } from '../cli/built.js'
-import { request, startBridge, type TestBridge } from './helpers.js'
+import { inboxCookie, request, startBridge, type TestBridge } from './helpers.js'
 
 const TOKEN = 'test-api-token-not-secret'
 let b: TestBridge
@@ -13,8 +13,7 @@ let cookie: string
 beforeAll(async () => {
   await ensureBuilt()
   b = await startBridge({ ASKBRIDGE_API_TOKEN: TOKEN })
-  const login = await fetch(`${b.url}/inbox?token=${TOKEN}`, { redirect: 'manual' })
-  cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
+  cookie = inboxCookie(b.url)
 }, 180_000)
 
 afterAll(async () => {
@@ -43,20 +42,22 @@ test('every module the entry imports is served as JavaScript, behind the inbox c
   }
   await load('main.js')
   expect([...seen].sort()).toEqual(['actions.js', 'dom.js', 'main.js', 'render.js', 'session.js', 'store.js'])
-  // Without the cookie (or token) the script is refused like the rest of the inbox.
-  expect((await request(b.url, 'GET', '/inbox/client/main.js')).status).toBe(401)
+  // Without the cookie the script is refused like the rest of the inbox; the API token is no cookie.
+  expect((await request(b.url, 'GET', '/inbox/client/main.js', undefined, { cookie: '' })).status).toBe(401)
+  const withToken = { cookie: '', authorization: `Bearer ${TOKEN}` }
+  expect((await request(b.url, 'GET', '/inbox/client/main.js', undefined, withToken)).status).toBe(401)
 })
 
 test('only compiled modules of that folder: sources, declarations and other paths are 404', async () => {
-  for (const path of [
-    '/inbox/client/main.ts',
-    '/inbox/client/main.d.ts',
-    '/inbox/client/nope.js',
-    '/inbox/client/..%2F..%2F..%2Fpackage.json',
-    '/inbox/client/..%2Fadapter.js',
-  ]) {
+  for (const path of ['/inbox/client/main.ts', '/inbox/client/main.d.ts', '/inbox/client/nope.js']) {
     const r = await request(b.url, 'GET', path, undefined, { cookie })
     expect(r.status, path).toBe(404)
     expect(r.body.error).toMatchObject({ code: 'NOT_FOUND' })
+  }
+  // An encoded slash never reaches a route: the path is refused before any guard or handler.
+  for (const path of ['/inbox/client/..%2F..%2F..%2Fpackage.json', '/inbox/client/..%2Fadapter.js']) {
+    const r = await request(b.url, 'GET', path, undefined, { cookie })
+    expect(r.status, path).toBe(400)
+    expect(r.body.error).toMatchObject({ code: 'BAD_PATH' })
   }
 })

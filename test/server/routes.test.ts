@@ -59,7 +59,7 @@ test('a bad routes file stops the start with every problem named', async () => {
   const bad = join(dir, 'bad.json')
   writeFileSync(
     bad,
-    JSON.stringify({ routes: [{ name: 'x', destinations: [{ platform: 'matrix' }], quorum: 0 }] }),
+    JSON.stringify({ routes: [{ name: 'x', destinations: [{ platform: 'msn' }], quorum: 0 }] }),
   )
   await expect(startBridge({ ASKBRIDGE_ROUTES: bad }, mkdtempSync(join(dir, 'b-')))).rejects.toThrow(
     /bad\.json is invalid[\s\S]*platform[\s\S]*quorum/,

@@ -357,15 +357,15 @@ describe('cookies', () => {
     expect(parseCookies(undefined).size).toBe(0)
   })
 
-  it('a malformed inbox token cookie is refused with 401, not a server error', async () => {
-    const { startBridge } = await import('../server/helpers.js')
+  it('a malformed inbox cookie is refused with 401, not a server error; the API token is no inbox cookie', async () => {
+    const { startBridge, inboxCookie } = await import('../server/helpers.js')
     const b = await startBridge({ ASKBRIDGE_API_TOKEN: 'inbox-token-123456' })
     cleanups.push(() => b.close())
-    const res = await fetch(`${b.url}/inbox/api/cards`, { headers: { cookie: 'askbridge_token=%ZZ' } })
-    expect(res.status).toBe(401)
-    const ok = await fetch(`${b.url}/inbox/api/cards`, {
-      headers: { cookie: 'askbridge_token=inbox-token-123456' },
-    })
+    for (const cookie of ['askbridge_inbox=%ZZ', 'askbridge_token=inbox-token-123456']) {
+      const res = await fetch(`${b.url}/inbox/api/cards`, { headers: { cookie } })
+      expect(res.status, cookie).toBe(401)
+    }
+    const ok = await fetch(`${b.url}/inbox/api/cards`, { headers: { cookie: inboxCookie(b.url) } })
     expect(ok.status).toBe(200)
   })
 })
