@@ -412,6 +412,7 @@ export function parseConfig(
         return `${key} ${issue.message}`
       })
   problems.push(...crossProblems(env, platforms))
+  if (parsed.success) problems.push(...requesterProblems(parsed.data as Config, platforms))
   if (parsed.success && problems.length === 0) return parsed.data as Config
   throw new ConfigError(problems)
 }
@@ -420,6 +421,22 @@ function dbPassword(value: string): string | undefined {
   if (!isPostgresUrl(value)) return undefined
   const parsed = parsePostgresUrl(value)
   return 'target' in parsed ? parsed.target.password : undefined
+}
+
+/**
+ * Agent tokens' requesters on a platform: one the platforms know, with a user id of the
+ * platform's shape. Values from the tokens file are never echoed.
+ */
+function requesterProblems(config: CoreConfig, platforms: readonly PlatformModule[]): string[] {
+  const named = ['email', ...platforms.filter((p) => p.ids).map((p) => p.id)].join(', ')
+  return (config.ASKBRIDGE_AGENT_TOKENS ?? []).flatMap((token, i) => {
+    const requester = token.requester
+    if (!requester || requester.platform === 'email') return []
+    const at = `ASKBRIDGE_AGENT_TOKENS: tokens.${i}.requester`
+    const ids = platforms.find((p) => p.id === requester.platform)?.ids
+    if (!ids) return [`${at} names no platform askbridge knows (${named})`]
+    return ids.user.pattern.test(requester.userId) ? [] : [`${at} is not a ${ids.user.what}`]
+  })
 }
 
 /** Values that must never reach a log line. */

@@ -124,3 +124,62 @@ describe('configuration', () => {
       expect(example, key).toMatch(new RegExp(`^#? ?${key}=`, 'm'))
   })
 })
+
+describe('agent tokens name their requester on a platform the modules know', () => {
+  const tokens = (requesters: string[]) => {
+    const dir = mkdtempSync(join(tmpdir(), 'askbridge-requester-'))
+    const path = join(dir, 'tokens.json')
+    writeFileSync(
+      path,
+      JSON.stringify({
+        tokens: requesters.map((requester, i) => ({
+          sha256: String(i).repeat(64),
+          agent: `agent-${i}`,
+          scopes: ['ask'],
+          requester,
+        })),
+      }),
+    )
+    return { path, done: () => rmSync(dir, { recursive: true, force: true }) }
+  }
+
+  test('e-mail and each platform user id shape are accepted', () => {
+    const file = tokens([
+      'email:Ann@example.com',
+      'slack:U0ANN',
+      'discord:110000000000000021',
+      'teams:0f8fad5b-d9cb-469f-a165-70867728950e',
+    ])
+    try {
+      const c = parseConfig({ ASKBRIDGE_AGENT_TOKENS: file.path }, PLATFORMS)
+      expect(c.ASKBRIDGE_AGENT_TOKENS?.map((t) => t.requester)).toEqual([
+        { platform: 'email', userId: 'ann@example.com' },
+        { platform: 'slack', userId: 'U0ANN' },
+        { platform: 'discord', userId: '110000000000000021' },
+        { platform: 'teams', userId: '0f8fad5b-d9cb-469f-a165-70867728950e' },
+      ])
+    } finally {
+      file.done()
+    }
+  })
+
+  test('an unknown platform and a malformed id are named together, without the values', () => {
+    const file = tokens(['matrix:@ann:example.org', 'slack:ann', 'discord:#general'])
+    try {
+      let problems: string[] = []
+      try {
+        parseConfig({ ASKBRIDGE_AGENT_TOKENS: file.path }, PLATFORMS)
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError)
+        problems = (error as ConfigError).problems
+      }
+      expect(problems).toEqual([
+        'ASKBRIDGE_AGENT_TOKENS: tokens.0.requester names no platform askbridge knows (email, slack, discord, teams)',
+        'ASKBRIDGE_AGENT_TOKENS: tokens.1.requester is not a Slack user id (U…)',
+        'ASKBRIDGE_AGENT_TOKENS: tokens.2.requester is not a Discord user id (a snowflake)',
+      ])
+    } finally {
+      file.done()
+    }
+  })
+})
