@@ -120,7 +120,9 @@ describe('configuration', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
-    for (const key of Object.keys(envSchema.shape))
+    // The core's variables and every platform module's.
+    const keys = [...Object.keys(envSchema.shape), ...PLATFORMS.flatMap((p) => Object.keys(p.env))]
+    for (const key of keys)
       expect(example, key).toMatch(new RegExp(`^#? ?${key}=`, 'm'))
   })
 })
