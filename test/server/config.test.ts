@@ -122,8 +122,7 @@ describe('configuration', () => {
     }
     // The core's variables and every platform module's.
     const keys = [...Object.keys(envSchema.shape), ...PLATFORMS.flatMap((p) => Object.keys(p.env))]
-    for (const key of keys)
-      expect(example, key).toMatch(new RegExp(`^#? ?${key}=`, 'm'))
+    for (const key of keys) expect(example, key).toMatch(new RegExp(`^#? ?${key}=`, 'm'))
   })
 })
 
