@@ -6,12 +6,13 @@
 // Each variant is a name and the environment its serve gets; AB_CHECKOUT runs another checkout's
 // build (`git worktree add /tmp/before HEAD~1`, link node_modules, `npx tsc -p tsconfig.build.json`
 // there). `npm run bench -- click` (or `npx tsc -p tsconfig.bench.json`) builds dist-bench first.
-// BENCH_CLICKS (default 1000) clicks per server, AB_PER (default 50) per round. Prints one line a server.
+// BENCH_CLICKS (default 1000) clicks per server, AB_PER (default 50) per round. Prints one line a server
+// (the ack), then one a build (click → the waiting agent has its answer).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
-import { openCards, startAskbridge, startClicker, startPeer } from './click.js'
+import { openCards, sinceSent, startAskbridge, startClicker, startPeer } from './click.js'
 import { fmt, loopCpuMs, percentile, summarize, until } from './lib.js'
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1000)
@@ -36,6 +37,8 @@ try {
   const url = (name) => `${servers[name].url}/slack/events`
   const latencies = Object.fromEntries(names.map((name) => [name, []]))
   const cpu = Object.fromEntries(names.map((name) => [name, 0]))
+  // Click → the waiting agent has read its answer (each build's blocking `POST /v1/ask`).
+  const toAnswer = Object.fromEntries(builds.map((name) => [name, []]))
   let templates
   for (const name of builds) {
     const warm = await openCards(fake, servers[name].url, `${name}-warm`, WARMUP)
@@ -64,7 +67,13 @@ try {
       latencies[name].push(...result.latencies)
       if (result.failed) console.error(`${name}: ${result.failed} clicks failed`)
       if (cards[name]) {
-        await Promise.all(cards[name].answers)
+        const answers = await Promise.all(cards[name].answers)
+        toAnswer[name].push(
+          ...sinceSent(
+            result.sent,
+            answers.map((r) => r.at),
+          ),
+        )
         await until(
           () => cards[name].callIds.every((id) => fake.liveActionIds(id).length === 0),
           'the answered cards updated',
@@ -84,6 +93,12 @@ try {
       `${name.padEnd(8)} n ${s.n}  p50 ${fmt(s.p50)}  p90 ${fmt(p90)}  p99 ${fmt(s.p99)}  max ${fmt(s.max)}  ` +
         `p50/Bolt ${(s.p50 / bolt.p50).toFixed(2)}  p99/Bolt ${(s.p99 / bolt.p99).toFixed(2)}  ` +
         `loop CPU ms/click ${fmt(cpu[name] / s.n)}`,
+    )
+  }
+  for (const name of builds) {
+    const s = summarize(toAnswer[name])
+    console.log(
+      `${name.padEnd(8)} click → answer  n ${s.n}  p50 ${fmt(s.p50)}  p99 ${fmt(s.p99)}  max ${fmt(s.max)}`,
     )
   }
 } finally {

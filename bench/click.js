@@ -172,7 +172,7 @@ function boltClicks(payloads, n) {
 }
 
 /** Per click, ms from its sending to `at[i]` (undefined `at`: not reached, left out). */
-function sinceSent(sent, at) {
+export function sinceSent(sent, at) {
   return sent.flatMap((t, i) => (at[i] === undefined ? [] : [at[i] - t]))
 }
 

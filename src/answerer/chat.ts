@@ -130,7 +130,6 @@ export class ChatAnswerer {
       waiters: this.waiters,
       holds: this.holds,
       log: this.log,
-      background: (work) => this.background(work),
     })
     this.delivery = delivery
     this.interactions = {

@@ -11,8 +11,6 @@ export interface DeliveryDeps {
   waiters: Waiters
   holds: Holds
   log: Logger
-  /** Work that runs after an acknowledgement: failures are logged, never unhandled. */
-  background: (work: Promise<unknown>) => void
 }
 
 /**
@@ -40,21 +38,13 @@ export class Delivery {
     if (card.result) this.handOver(card, card.result)
   }
 
-  /** Resolve the ask waiting here with its card's answer; false when none waits here. */
+  /**
+   * Resolve the ask waiting here with its card's answer; false when none waits here. The card's
+   * commit already decided what the answer is to the call (answered it, or queued it as the late
+   * reply when the window had closed): a window closing in the same instant finds that decision.
+   */
   handOver(card: CardState, answer: AskUserQuestionAnswer): boolean {
-    if (!this.deps.waiters.resolve(callKeyOf(card), answer)) return false
-    // The window may close in the same instant: if the ask still ends pending, reply late.
-    // Not awaited: the person's click is applied and must not wait for the ask to unwind.
-    const flight = this.deps.service.inflight(card.agentId, card.callId)
-    if (flight) {
-      this.deps.background(
-        flight.then(
-          (result) => ('pending' in result ? this.deliverLate(card, answer) : undefined),
-          () => undefined,
-        ),
-      )
-    }
-    return true
+    return this.deps.waiters.resolve(callKeyOf(card), answer)
   }
 
   private async deliverLate(card: CardState, answer: AskUserQuestionAnswer): Promise<void> {

@@ -6,6 +6,7 @@ import type { Logger } from '../log.js'
 import type { People } from '../oncall/people.js'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { LateReply } from '../protocol/types.js'
+import { checkAnswer } from '../protocol/validate.js'
 import type { ResponderPolicy } from '../routing/policy.js'
 import { replyDecision } from '../service/replies.js'
 import { callKeyOf } from '../store/fold.js'
@@ -100,15 +101,23 @@ class CallRefusal extends Error {
 }
 
 /**
- * What an answer completing a card does to its call, in the card's commit: an open call's ask
- * takes it from the card (nothing to append); a continued call queues it as the late reply (the
+ * What an answer completing a card does to its call, in the card's commit: an open call is
+ * answered (the ask waiting on it returns the stored answer, and a window closing meanwhile finds
+ * the call settled: see `UserQuestionService`); a continued call queues it as the late reply (the
  * one rule, replies.ts), refused when a reply already waits; a finished call refuses it.
  */
 function completionStep(
   call: CallRecord | undefined,
   card: CardState,
 ): { events: StoreEvent[]; result: LateReply | undefined } {
-  if (!call || call.state === 'open') return { events: [], result: undefined }
+  if (!call) return { events: [], result: undefined }
+  if (call.state === 'open') {
+    const { answers } = checkAnswer(call.questions, card.result)
+    return {
+      events: [{ type: 'answered', agentId: card.agentId, callId: card.callId, answers }],
+      result: undefined,
+    }
+  }
   if (call.state !== 'continued') throw new CallRefusal('finished', GONE_CALL)
   return replyDecision(call, card.agentId, card.callId, card.result)
 }

@@ -339,6 +339,30 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     checkRequest(request, timed, this.agents)
   }
 
+  /**
+   * Record how an ask's wait ended, as the store decides it. A card's completing click records
+   * its answer in the card's own commit (interactions.ts), so a settled call needs no second
+   * write: the stored answer is the result. A window that closed while a click's commit settled
+   * the call gives the agent that answer, not pending; a click committed after the window closed
+   * found the call continued and queued its answer as the late reply, in its own commit.
+   */
+  private async settle(key: CallKey, outcome: TimedUserQuestionResult): Promise<TimedUserQuestionResult> {
+    const stored = (call: CallRecord | undefined) =>
+      call?.state === 'settled' && call.answers ? { answers: call.answers } : undefined
+    if (!('pending' in outcome)) {
+      const settled = stored(await this.store.getCall(key))
+      if (settled) return settled
+    }
+    return this.store.transact<TimedUserQuestionResult>(key, (call) => {
+      const settled = stored(call)
+      if (settled) return { events: [], result: settled }
+      const { agentId, callId } = key
+      return 'pending' in outcome
+        ? { events: [{ type: 'pending', agentId, callId }], result: outcome }
+        : { events: [{ type: 'answered', agentId, callId, answers: outcome.answers }], result: outcome }
+    })
+  }
+
   /** Track an in-flight call and record how it ended. */
   private async fly(
     agentId: string,
@@ -368,16 +392,14 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     let promise: Promise<TimedUserQuestionResult> | undefined
     const run = (async () => {
       try {
-        const result = await abortable(body(controller), controller.signal)
-        if ('pending' in result) {
-          // Only the waterfall's own signal learns of the timeout; the caller's turn goes on.
+        const outcome = await abortable(body(controller), controller.signal)
+        // Only the waterfall's own signal learns of the timeout; the caller's turn goes on.
+        if ('pending' in outcome) {
           controller.abort(new UserQuestionError('ASK_TIMED_OUT', 'the question window closed'))
-          await this.store.append({ type: 'pending', agentId, callId })
-          this.emit('pending', { agentId, callId })
-        } else {
-          await this.store.append({ type: 'answered', agentId, callId, answers: result.answers })
-          this.emit('answered', { agentId, callId }, result.answers)
         }
+        const result = await this.settle({ agentId, callId }, outcome)
+        if ('pending' in result) this.emit('pending', { agentId, callId })
+        else this.emit('answered', { agentId, callId }, result.answers)
         return result
       } catch (error) {
         // A storage fault reaches the caller as itself (HTTP 503, retry the same callId): what

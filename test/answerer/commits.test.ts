@@ -1,6 +1,6 @@
 /**
- * Each step is one transaction: the ask, the card's post, the click applied (with its audit), the
- * answer. Counted on a real SQLite store by observing which write methods run (each is one commit).
+ * Each step is one transaction: the ask, the card's post, the click applied (with its audit and
+ * the call's answer). Counted on a real SQLite store by observing which write methods run (each is one commit).
  */
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -79,12 +79,17 @@ describe('commits per step', () => {
       },
     })
     expect(outcome.ok).toBe(true)
-    // Applied, audited and completed in one commit before the click is answered.
+    // Applied, audited, completed and the call answered in one commit before the click is answered.
     expect(log).toEqual(['casCard'])
+    expect(await store.getCall({ agentId: 'agent', callId: 'one' })).toMatchObject({
+      state: 'settled',
+      answers: [{ id: 'colour', selected: ['Red'] }],
+    })
     expect((await asking).answers[0]?.selected).toEqual(['Red'])
-    // The answer is the call's own commit.
-    await until(() => log.length >= 2, 'answer recorded')
-    expect(log).toEqual(['casCard', 'append'])
+    // The ask returns the answer that commit stored: no second commit on the agent's path.
+    expect(log).toEqual(['casCard'])
+    const events = (await store.events({ agentId: 'agent', callId: 'one' })).map((e) => e.type)
+    expect(events).toEqual(['asked', 'answered'])
     const kinds = (await store.listAudit({ callId: 'one' })).map((e) => e.kind)
     expect(kinds).toEqual(['asked', 'interaction', 'completed'])
   })

@@ -63,13 +63,13 @@ it(`${ROUNDS} rounds of 10 answers to one continued call over five ways in: one 
   for (let round = 0; round < ROUNDS; round++) {
     const callId = `once-${round}`
     const agentId = 'agent-once'
-    // A timed ask whose window closes once its cards are out: the call is continued, its cards
-    // still answerable. (A window that ends before the cards are posted posts none.)
+    // A timed ask whose window closes soon: the call is continued, its card still answerable. Long
+    // enough for the card to be posted (a window that closed first would post none).
     const asked = await request(b.url, 'POST', '/v1/ask', {
       agentId,
       callId,
       questions: [question],
-      timeoutMs: 1_000,
+      timeoutMs: 1000,
     })
     expect(asked.body.pending).toBe(true)
     const slackCard = await until(() => slack.messagesOf(callId)[0], `slack card ${callId}`)

@@ -360,7 +360,7 @@ describe('a cancelled or expired ask posts no card; a card already posted says s
     expect(await chat.host.getCard({ callId: 'late' })).toBeUndefined()
   })
 
-  it('hook: Claude Code gone just as the waterfall would start answers no decision and posts no card', async () => {
+  it('hook: Claude Code gone just as the waterfall would start gets no decision (a PreToolUse fails closed to ask) and posts no card', async () => {
     const { service, adapter, finished } = await setup()
     const payload: unknown = JSON.parse(
       readFileSync(join(import.meta.dirname, '../fixtures/claude-code/pre-tool-use-bash.json'), 'utf8'),
@@ -372,7 +372,14 @@ describe('a cancelled or expired ask posts no card; a card already posted says s
       timeoutMs: 60_000,
       signal: gone.signal,
     })
-    expect(output).toEqual({})
+    // Nobody decided: a PreToolUse hands the call back to Claude Code's own prompt, never allows.
+    expect(output).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'ask',
+        permissionDecisionReason: expect.any(String),
+      },
+    })
     await Promise.all(finished)
     expect(finished).toEqual([])
     expect(adapter.messages.size).toBe(0)
