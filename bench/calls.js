@@ -2,7 +2,7 @@
 // state, on Slack and on Discord, counted at the fakes. askbridge is the real `serve` (in this
 // process), one platform at a time plus the web inbox; people click what is rendered.
 import { join } from 'node:path'
-import { buildAdapters } from '../dist/adapters/compose.js'
+import { PLATFORMS } from '../dist/adapters/platforms.js'
 import { decodeComponentId } from '../dist/src/card/codec.js'
 import { parseConfig } from '../dist/src/config/env.js'
 import { serve } from '../dist/src/server/serve.js'
@@ -23,13 +23,16 @@ const batch = ['db', 'cache', 'queue'].map((id) => ({
 }))
 
 async function startBridge(dir, name, env) {
-  const config = parseConfig({
-    ASKBRIDGE_PORT: '0',
-    ASKBRIDGE_DB: join(dir, `${name}.db`),
-    ASKBRIDGE_LOG_LEVEL: 'warn',
-    ...env,
-  })
-  return serve({ config, buildAdapters })
+  const config = parseConfig(
+    {
+      ASKBRIDGE_PORT: '0',
+      ASKBRIDGE_DB: join(dir, `${name}.db`),
+      ASKBRIDGE_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    PLATFORMS,
+  )
+  return serve({ config, platforms: PLATFORMS })
 }
 
 function ask(url, callId, questions, timeoutMs) {

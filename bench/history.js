@@ -7,7 +7,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
-import { buildAdapters } from '../dist/adapters/compose.js'
+import { PLATFORMS } from '../dist/adapters/platforms.js'
 import { parseConfig } from '../dist/src/config/env.js'
 import { serve } from '../dist/src/server/serve.js'
 import { connectStore, openStore } from '../dist/src/store/index.js'
@@ -27,8 +27,11 @@ const question = { id: 'go', question: 'Ship the release?', options: [{ label: '
 /** One call asked over the API and answered in the inbox, in a fresh database. */
 async function template(dir) {
   const db = join(dir, 'template.db')
-  const config = parseConfig({ ASKBRIDGE_PORT: '0', ASKBRIDGE_DB: db, ASKBRIDGE_LOG_LEVEL: 'warn' })
-  const bridge = await serve({ config, buildAdapters })
+  const config = parseConfig(
+    { ASKBRIDGE_PORT: '0', ASKBRIDGE_DB: db, ASKBRIDGE_LOG_LEVEL: 'warn' },
+    PLATFORMS,
+  )
+  const bridge = await serve({ config, platforms: PLATFORMS })
   // The inbox opens from its one-time sign-in link, as a person's browser does.
   const login = await fetch(bridge.inboxUrl, { redirect: 'manual' })
   const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? ''

@@ -3,8 +3,8 @@
 import { main } from '../dist/src/cli/main.js'
 
 main(process.argv.slice(2), {
-  // The adapters side of the composition root, loaded only by `serve`: src/ imports no adapter.
-  buildAdapters: async (input) => (await import('../dist/adapters/compose.js')).buildAdapters(input),
+  // The platforms, loaded only by `serve`: src/ imports no adapter.
+  platforms: async () => (await import('../dist/adapters/platforms.js')).PLATFORMS,
 }).then(
   (code) => {
     // Everything opened has been closed; exit once output is flushed rather than wait on

@@ -11,7 +11,7 @@ import {
   InteractionResponseType,
   MessageFlags,
 } from 'discord.js'
-import { type Logger, silentLogger } from '../../src/log.js'
+import { type Logger, silentLogger } from '../../src/adapter-kit.js'
 import { noticeText } from './text.js'
 
 export interface AcknowledgerOptions {

@@ -14,12 +14,15 @@ import {
   InteractionType,
 } from 'discord.js'
 import { z } from 'zod'
-import type { InboundInteraction } from '../../src/answerer/adapter.js'
-import { type ComponentRef, cardRef, decodeComponentId } from '../../src/card/codec.js'
-import type { FormKind } from '../../src/card/controls.js'
-import { type ComponentInput, resolveComponent } from '../../src/card/resolve.js'
-import type { CardAction, CardState, Person } from '../../src/card/types.js'
-import { describeZodError } from '../../src/protocol/schemas.js'
+import type { CardAction, CardState, FormKind, InboundInteraction, Person } from '../../src/adapter-kit.js'
+import {
+  type ComponentInput,
+  type ComponentRef,
+  cardRef,
+  decodeComponentId,
+  describeZodError,
+  resolveComponent,
+} from '../../src/adapter-kit.js'
 import { DISCORD_LIMITS as L } from './limits.js'
 import { MODAL_TEXT_ID } from './modal.js'
 

@@ -5,8 +5,7 @@
 import type { KeyObject } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { APIInteraction } from 'discord.js'
-import { type Logger, silentLogger } from '../../src/log.js'
-import { readFailure, readRaw } from '../../src/server/body.js'
+import { type Logger, readFailure, readRaw, silentLogger } from '../../src/adapter-kit.js'
 import { readInteraction } from './decode.js'
 import { type ReplayGuard, verifyDiscordSignature } from './verify.js'
 

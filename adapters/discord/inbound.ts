@@ -11,10 +11,8 @@ import {
   InteractionResponseType,
   InteractionType,
 } from 'discord.js'
-import { type CardHost, notAppliedMessage, within } from '../../src/answerer/adapter.js'
-import { cardRef } from '../../src/card/codec.js'
-import type { CardState, Person } from '../../src/card/types.js'
-import type { Logger } from '../../src/log.js'
+import type { CardState, Logger, Person } from '../../src/adapter-kit.js'
+import { type CardHost, cardRef, notAppliedMessage, within } from '../../src/adapter-kit.js'
 import { Acknowledger } from './ack.js'
 import { type Decoded, onCard, type ParsedInteraction, parseInteraction } from './decode.js'
 import { declineModal, otherModal, reasonModal } from './modal.js'

@@ -11,10 +11,17 @@
 import type { KeyObject } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { APIInteractionResponse } from 'discord.js'
-import type { CardHost, ChatAdapter, Notice } from '../../src/answerer/adapter.js'
-import type { CardState, Destination, Person } from '../../src/card/types.js'
-import { type Logger, silentLogger } from '../../src/log.js'
-import type { LeaderHandlers, Leadership } from '../../src/store/pg-leader.js'
+import type {
+  CardHost,
+  CardState,
+  ChatAdapter,
+  Destination,
+  LeaderHandlers,
+  Leadership,
+  Notice,
+  Person,
+} from '../../src/adapter-kit.js'
+import { type Logger, silentLogger } from '../../src/adapter-kit.js'
 import { readInteraction } from './decode.js'
 import { readInteractionRequest } from './http.js'
 import { Clicks, DiscordInbound } from './inbound.js'

@@ -14,7 +14,7 @@ import {
   tableCells,
   tableLines,
   wrapMarker,
-} from '../../src/card/markdown.js'
+} from '../../src/adapter-kit.js'
 import { escapeInline, escapeMentions } from './text.js'
 
 /**

@@ -9,8 +9,8 @@ import {
   ComponentType,
   TextInputStyle,
 } from 'discord.js'
-import { cardRef, encodeComponentId } from '../../src/card/codec.js'
-import type { CardState } from '../../src/card/types.js'
+import type { CardState } from '../../src/adapter-kit.js'
+import { cardRef, encodeComponentId } from '../../src/adapter-kit.js'
 import { DISCORD_LIMITS as L } from './limits.js'
 import { markdownToDiscord } from './markdown.js'
 import { clamp, escapeInline, escapeMentions, splitMarkdown } from './text.js'

@@ -4,7 +4,7 @@
  * `allowed_mentions` empty. Agent text goes through the card renderers' escaping (no
  * `@everyone`, `<@&role>` or markup it did not write) and stays within Discord's limits.
  */
-import type { Notice } from '../../src/answerer/adapter.js'
+import type { Notice } from '../../src/adapter-kit.js'
 import { DISCORD_LIMITS as L } from './limits.js'
 import { markdownToDiscord } from './markdown.js'
 import type { DiscordMessage } from './render.js'

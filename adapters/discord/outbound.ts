@@ -5,10 +5,8 @@
  * (transport.ts), so an answered card changes even while many posts wait in its channel.
  */
 import { createHash } from 'node:crypto'
-import type { Notice } from '../../src/answerer/adapter.js'
-import { decodeComponentId } from '../../src/card/codec.js'
-import type { CardState, Destination } from '../../src/card/types.js'
-import type { Logger } from '../../src/log.js'
+import type { CardState, Destination, Logger, Mention, Notice } from '../../src/adapter-kit.js'
+import { decodeComponentId } from '../../src/adapter-kit.js'
 import type { Clicks } from './inbound.js'
 import { noticeMessage } from './notice.js'
 import { cardToDiscordMessages, type DiscordMessage } from './render.js'
@@ -19,7 +17,7 @@ export interface DiscordRef {
   channelId: string
   /** The card's messages, first to last (continuation messages when it does not fit one). */
   messageIds: string[]
-  mention?: string[]
+  mention?: Mention[]
   locale?: string
 }
 

@@ -9,11 +9,16 @@
  */
 
 import type { APIAllowedMentions, APIEmbed } from 'discord.js'
-import { cardRef } from '../../src/card/codec.js'
-import { wrapMarker } from '../../src/card/markdown.js'
-import { type StatusLine, statusText } from '../../src/card/status.js'
-import type { CardState, Person } from '../../src/card/types.js'
-import { type CardView, cardView, type QuestionView } from '../../src/card/view.js'
+import type { CardState, Mention, Person } from '../../src/adapter-kit.js'
+import {
+  type CardView,
+  cardRef,
+  cardView,
+  type QuestionView,
+  type StatusLine,
+  statusText,
+  wrapMarker,
+} from '../../src/adapter-kit.js'
 import { DISCORD_LIMITS as L } from './limits.js'
 import { markdownToDiscord } from './markdown.js'
 import { clamp, escapeInline, escapeMentions, splitMarkdown } from './text.js'
@@ -30,8 +35,8 @@ export interface DiscordMessage {
 }
 
 export interface RenderOptions {
-  /** Destination.mention entries (`role:ID`, `user:ID`); the only mentions that may ping. */
-  mention?: readonly string[]
+  /** The destination's mentions (Discord roles and users); the only mentions that may ping. */
+  mention?: readonly Mention[]
   /** The guild's (or DM person's) locale, for approval wording from `display`. */
   locale?: string
 }
@@ -57,7 +62,7 @@ export function cardToDiscordMessages(card: CardState, options: RenderOptions = 
     for (const row of rowsFor(cardRef(card), q.controls, q.number)) items.push({ kind: 'row', row })
   }
   for (const row of rowsFor(cardRef(card), view.footer)) items.push({ kind: 'row', row })
-  const mentions = parseMentions(options.mention ?? [])
+  const mentions = mentionContent(options.mention ?? [])
   return pack(statusContent(view, mentions.text), mentions.allowed, items)
 }
 
@@ -65,20 +70,19 @@ export function cardToDiscordMessages(card: CardState, options: RenderOptions = 
 const MENTION_BUDGET = 1500
 
 /**
- * `role:ID` / `user:ID` -> `<@&ID>` / `<@ID>`, and allowed_mentions listing exactly those.
- * Malformed entries are dropped; mentions beyond the content budget are neither shown nor allowed.
+ * Roles and users -> `<@&ID>` / `<@ID>`, and allowed_mentions listing exactly those. Mentions of
+ * another platform or kind, and malformed ids, are dropped; mentions beyond the content budget are
+ * neither shown nor allowed.
  */
-export function parseMentions(entries: readonly string[]): { text: string; allowed: APIAllowedMentions } {
+export function mentionContent(entries: readonly Mention[]): { text: string; allowed: APIAllowedMentions } {
   const roles: string[] = []
   const users: string[] = []
   const parts: string[] = []
   let length = 0
-  for (const entry of entries) {
-    const match = /^(role|user):(\d{1,25})$/.exec(entry)
-    const id = match?.[2]
-    if (!id) continue
-    const list = match[1] === 'role' ? roles : users
-    const text = match[1] === 'role' ? `<@&${id}>` : `<@${id}>`
+  for (const { platform, kind, id } of entries) {
+    if (platform !== 'discord' || (kind !== 'role' && kind !== 'user') || !/^\d{1,25}$/.test(id)) continue
+    const list = kind === 'role' ? roles : users
+    const text = kind === 'role' ? `<@&${id}>` : `<@${id}>`
     if (list.includes(id) || list.length >= 100 || length + text.length + 1 > MENTION_BUDGET) continue
     list.push(id)
     parts.push(text)

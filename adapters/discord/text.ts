@@ -1,4 +1,4 @@
-import { cleanText } from '../../src/card/text.js'
+import { cleanText } from '../../src/adapter-kit.js'
 
 const ZWSP = '\u200b'
 
@@ -92,7 +92,7 @@ export function splitMarkdown(text: string, max: number): string[] {
   return chunks
 }
 
-export { pickLocale } from '../../src/card/text.js'
+export { pickLocale } from '../../src/adapter-kit.js'
 
 /**
  * A private notice fits one message (2000 characters); line breaks are kept. Notices quote names

@@ -26,9 +26,7 @@ import {
   Routes,
 } from 'discord.js'
 import PQueue from 'p-queue'
-import { checkReachable } from '../../src/answerer/reachable.js'
-import { Superseding } from '../../src/answerer/supersede.js'
-import { type Logger, silentLogger } from '../../src/log.js'
+import { checkReachable, type Logger, Superseding, silentLogger } from '../../src/adapter-kit.js'
 import type { DiscordMessage } from './render.js'
 
 export interface DiscordTransportOptions {

@@ -13,8 +13,8 @@ import {
   ButtonStyle,
   ComponentType,
 } from 'discord.js'
-import { type CardRef, type ComponentRef, encodeComponentId } from '../../src/card/codec.js'
-import type { Control, ControlRef, Tone } from '../../src/card/controls.js'
+import type { Control, ControlRef, Tone } from '../../src/adapter-kit.js'
+import { type CardRef, type ComponentRef, encodeComponentId } from '../../src/adapter-kit.js'
 import { DISCORD_LIMITS as L } from './limits.js'
 import { clamp, escapeInline, escapeMentions } from './text.js'
 

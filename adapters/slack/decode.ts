@@ -8,12 +8,15 @@
  */
 
 import { z } from 'zod'
-import type { InboundInteraction } from '../../src/answerer/adapter.js'
-import { type CardRef, type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
-import type { FormKind } from '../../src/card/controls.js'
-import { type Resolution, resolveComponent } from '../../src/card/resolve.js'
-import type { CardState, Interaction, Person } from '../../src/card/types.js'
-import { describeZodError } from '../../src/protocol/schemas.js'
+import type { CardState, FormKind, InboundInteraction, Interaction, Person } from '../../src/adapter-kit.js'
+import {
+  type CardRef,
+  type ComponentRef,
+  decodeComponentId,
+  describeZodError,
+  type Resolution,
+  resolveComponent,
+} from '../../src/adapter-kit.js'
 import { decodeModalMetadata, MODAL_INPUT } from './modal.js'
 
 // Payloads are validated at the boundary: a signed but malformed payload is refused (HTTP 400,

@@ -8,15 +8,15 @@
  * only answer Slack when a listener acks or when processing ends (a payload that is not ours).
  */
 import type { App, webApi } from '@slack/bolt'
+import type { CardState, Logger, Person } from '../../src/adapter-kit.js'
 import {
   type CardHost,
+  COMPONENT_ID_PREFIX,
+  cardRef,
   type InteractionOutcome,
   notAppliedMessage,
   within,
-} from '../../src/answerer/adapter.js'
-import { COMPONENT_ID_PREFIX, cardRef } from '../../src/card/codec.js'
-import type { CardState, Person } from '../../src/card/types.js'
-import type { Logger } from '../../src/log.js'
+} from '../../src/adapter-kit.js'
 import {
   type BlockActionsPayload,
   cardRefOf,

@@ -10,10 +10,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type App, webApi } from '@slack/bolt'
-import type { CardHost, ChatAdapter, Destination, Notice } from '../../src/answerer/adapter.js'
-import { checkReachable } from '../../src/answerer/reachable.js'
-import type { CardState, Person } from '../../src/card/types.js'
-import { type Logger, silentLogger } from '../../src/log.js'
+import type { CardHost, CardState, ChatAdapter, Destination, Notice, Person } from '../../src/adapter-kit.js'
+import { checkReachable, type Logger, silentLogger } from '../../src/adapter-kit.js'
 import { slackError, tokenError } from './errors.js'
 import { slackFetch } from './fetch.js'
 import { SlackInbound } from './inbound.js'

@@ -14,7 +14,7 @@ import {
   tableCells,
   tableLines,
   wrapMarker,
-} from '../../src/card/markdown.js'
+} from '../../src/adapter-kit.js'
 import { escapeMrkdwn } from './text.js'
 
 const BULLETS = ['•', '◦', '▪']

@@ -6,9 +6,9 @@
  * and again in `private_metadata` with the channel the card lives in (for private notices after
  * the modal has closed).
  */
-import { cardRef, decodeComponentId, encodeComponentId } from '../../src/card/codec.js'
-import { pickLocale } from '../../src/card/text.js'
-import type { CardState } from '../../src/card/types.js'
+
+import type { CardState } from '../../src/adapter-kit.js'
+import { cardRef, decodeComponentId, encodeComponentId, pickLocale } from '../../src/adapter-kit.js'
 import { type ModalView, type PlainText, SLACK_LIMITS } from './blocks.js'
 import { markdownToMrkdwn } from './markdown.js'
 import { escapeMrkdwnCut, truncateMrkdwn, truncatePlain } from './text.js'

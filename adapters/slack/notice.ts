@@ -5,7 +5,7 @@
  * block stays within Slack's limits.
  */
 import type { webApi } from '@slack/bolt'
-import type { Destination, Notice } from '../../src/answerer/adapter.js'
+import type { Destination, Notice } from '../../src/adapter-kit.js'
 import { SLACK_LIMITS, type SlackMessage } from './blocks.js'
 import { markdownToMrkdwn } from './markdown.js'
 import type { ChannelQueues } from './queue.js'

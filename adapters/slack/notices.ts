@@ -4,7 +4,7 @@
  * that quotes agent text cannot ping anyone.
  */
 import type { webApi } from '@slack/bolt'
-import type { Logger } from '../../src/log.js'
+import type { Logger } from '../../src/adapter-kit.js'
 import type { ActionContext } from './decode.js'
 import { slackError } from './errors.js'
 import type { ChannelQueues } from './queue.js'

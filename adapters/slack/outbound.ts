@@ -7,9 +7,7 @@
  * `update` returns); this file keeps only what each message last showed, to skip no-op edits.
  */
 import type { webApi } from '@slack/bolt'
-import type { Destination } from '../../src/answerer/adapter.js'
-import type { CardState } from '../../src/card/types.js'
-import type { Logger } from '../../src/log.js'
+import type { CardState, Destination, Logger, Mention } from '../../src/adapter-kit.js'
 import type { MessageBlock, SlackMessage } from './blocks.js'
 import { slackError } from './errors.js'
 import type { ChannelQueues, LaneCall } from './queue.js'
@@ -21,7 +19,7 @@ export interface SlackRef {
   /** The card's messages in order; the first is the main one. */
   ts: string[]
   /** The destination's mentions, so updates render the same header. */
-  mention?: string[]
+  mention?: Mention[]
   /** The reader's locale, for a direct message. */
   locale?: string
 }
@@ -264,7 +262,7 @@ export class SlackOutbound {
     }
   }
 
-  #renderOptions(mention: string[] | undefined, personLocale?: string): RenderOptions {
+  #renderOptions(mention: Mention[] | undefined, personLocale?: string): RenderOptions {
     const locale = personLocale ?? this.#deps.locale
     return { ...(mention ? { mentions: mention } : {}), ...(locale ? { locale } : {}) }
   }

@@ -16,7 +16,7 @@
  */
 import { setMaxListeners } from 'node:events'
 import PQueue from 'p-queue'
-import { Superseding } from '../../src/answerer/supersede.js'
+import { Superseding } from '../../src/adapter-kit.js'
 
 export interface RateLimitOptions {
   /**

@@ -7,10 +7,15 @@
  * (Submit, Take my time) sit in the last message, after everything they refer to.
  */
 
-import { cardRef } from '../../src/card/codec.js'
-import { type StatusLine, statusText } from '../../src/card/status.js'
-import type { CardState, Person } from '../../src/card/types.js'
-import { cardView, type QuestionView } from '../../src/card/view.js'
+import type { CardState, Mention, Person } from '../../src/adapter-kit.js'
+import {
+  cardRef,
+  cardView,
+  type QuestionView,
+  respondersOn,
+  type StatusLine,
+  statusText,
+} from '../../src/adapter-kit.js'
 import {
   blockTextLength,
   type ContextBlock,
@@ -29,7 +34,7 @@ export interface RenderOptions {
    * Mentions from the destination's config: `subteam:ID` renders `<!subteam^ID>`, `user:ID`
    * renders `<@ID>`. Config, not agent text, so these may notify.
    */
-  mentions?: readonly string[]
+  mentions?: readonly Mention[]
   /**
    * Locale for approval `display` texts on a shared message (a channel has no single reader).
    * @default 'en'
@@ -62,14 +67,16 @@ export function personText(person: Person | undefined): string {
   return person.platform === 'slack' ? name : `${name} (${escapeMrkdwn(person.platform)})`
 }
 
-/** Destination mentions (`subteam:ID`, `user:ID`) as Slack mention syntax; malformed ids are dropped. */
-export function mentionText(mentions: readonly string[] | undefined): string {
+/**
+ * Destination mentions (user groups, users) in Slack mention syntax; mentions of another
+ * platform or kind, and malformed ids, are dropped.
+ */
+export function mentionText(mentions: readonly Mention[] | undefined): string {
   const out: string[] = []
-  for (const m of mentions ?? []) {
-    const [kind, ref] = m.split(':')
-    if (!ref || !/^[A-Z0-9]+$/i.test(ref)) continue
-    if (kind === 'subteam') out.push(`<!subteam^${ref}>`)
-    else if (kind === 'user') out.push(`<@${ref}>`)
+  for (const { platform, kind, id } of mentions ?? []) {
+    if (platform !== 'slack' || !/^[A-Z0-9]+$/i.test(id)) continue
+    if (kind === 'group') out.push(`<!subteam^${id}>`)
+    else if (kind === 'user') out.push(`<@${id}>`)
   }
   return out.join(' ')
 }
@@ -135,9 +142,10 @@ function headUnit(card: CardState, title: string, oncall: string | undefined, op
     for (const chunk of splitMrkdwn(`*${escapeMrkdwn(title)}*`, SECTION)) blocks.push(section(chunk))
   }
   const about = [`From agent \`${escapeMrkdwn(truncatePlain(card.agentId, 200))}\``]
-  const slackResponders = [
-    ...(card.responders?.slack?.users ?? []).map((u) => `user:${u}`),
-    ...(card.responders?.slack?.groups ?? []).map((g) => `subteam:${g}`),
+  const listed = respondersOn(card.responders, 'slack')
+  const slackResponders: Mention[] = [
+    ...(listed?.users ?? []).map((id) => ({ platform: 'slack', kind: 'user' as const, id })),
+    ...(listed?.groups ?? []).map((id) => ({ platform: 'slack', kind: 'group' as const, id })),
   ]
   if (slackResponders.length > 0) about.push(`Answerable by ${mentionText(slackResponders)}`)
   if (oncall) about.push(escapeMrkdwn(truncatePlain(oncall, 1000)))

@@ -9,7 +9,7 @@
  * zero-width space costs nothing). Everything passes through the core `cleanText` first (no bidi
  * overrides or control characters).
  */
-import { cleanText } from '../../src/card/text.js'
+import { cleanText } from '../../src/adapter-kit.js'
 
 const ZWSP = '\u200b'
 

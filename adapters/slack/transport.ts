@@ -19,8 +19,8 @@ import {
   SocketModeReceiver,
   type webApi,
 } from '@slack/bolt'
-import type { Logger as AskbridgeLogger } from '../../src/log.js'
-import { readFailure, readRaw } from '../../src/server/body.js'
+import type { Logger as AskbridgeLogger } from '../../src/adapter-kit.js'
+import { readFailure, readRaw } from '../../src/adapter-kit.js'
 import { readSlackPayload } from './decode.js'
 import { verifySlackSignature } from './verify.js'
 

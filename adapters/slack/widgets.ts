@@ -4,8 +4,9 @@
  * options as buttons, more as a menu (grouped past 100); up to 10 multi-select options as
  * checkboxes, more as a multi-select menu.
  */
-import { type CardRef, type ComponentRef, encodeComponentId } from '../../src/card/codec.js'
-import type { Control, ControlRef, OptionView, Tone } from '../../src/card/controls.js'
+
+import type { Control, ControlRef, OptionView, Tone } from '../../src/adapter-kit.js'
+import { type CardRef, type ComponentRef, encodeComponentId } from '../../src/adapter-kit.js'
 import {
   type ActionElement,
   type ButtonElement,

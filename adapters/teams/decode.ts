@@ -9,11 +9,15 @@
  * is submitted.
  */
 import { z } from 'zod'
-import type { InboundInteraction } from '../../src/answerer/adapter.js'
-import { type ComponentRef, cardRef, decodeComponentId } from '../../src/card/codec.js'
-import { type ComponentInput, resolveComponent } from '../../src/card/resolve.js'
-import type { CardAction, CardState, Person } from '../../src/card/types.js'
-import { describeZodError } from '../../src/protocol/schemas.js'
+import type { CardAction, CardState, InboundInteraction, Person } from '../../src/adapter-kit.js'
+import {
+  type ComponentInput,
+  type ComponentRef,
+  cardRef,
+  decodeComponentId,
+  describeZodError,
+  resolveComponent,
+} from '../../src/adapter-kit.js'
 import { ACTION_KEY } from './render.js'
 
 const accountSchema = z.looseObject({

@@ -13,16 +13,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type AuthConfiguration, authorizeJWT, getAuthConfigWithDefaults } from '@microsoft/agents-hosting'
 import { z } from 'zod'
+import type { CardState, Destination, Mention, Person } from '../../src/adapter-kit.js'
 import {
   type CardHost,
   type ChatAdapter,
   type InteractionOutcome,
+  type Logger,
   type Notice,
   notAppliedMessage,
+  silentLogger,
   within,
-} from '../../src/answerer/adapter.js'
-import type { CardState, Destination, Person } from '../../src/card/types.js'
-import { type Logger, silentLogger } from '../../src/log.js'
+} from '../../src/adapter-kit.js'
 import { onCard, parseInvoke, readActivity } from './decode.js'
 import { TEAMS_LIMITS as L } from './limits.js'
 import { noticeToTeamsMessage } from './notice.js'
@@ -175,13 +176,11 @@ export class TeamsAdapter implements ChatAdapter {
     })
   }
 
-  /** `user:ENTRA-ID` entries with the names Teams knows (unknown people are not mentioned). */
-  private async mentionsOf(conversationId: string, entries: readonly string[]): Promise<TeamsMention[]> {
+  /** The destination's Teams users, with the names Teams knows (unknown people are not mentioned). */
+  private async mentionsOf(conversationId: string, entries: readonly Mention[]): Promise<TeamsMention[]> {
     const out: TeamsMention[] = []
-    for (const entry of entries) {
-      const m = /^user:([0-9a-f-]{36})$/i.exec(entry)
-      const id = m?.[1]
-      if (!id) continue
+    for (const { platform, kind, id } of entries) {
+      if (platform !== 'teams' || kind !== 'user' || !/^[0-9a-f-]{36}$/i.test(id)) continue
       const member = await this.member(conversationId, id).catch(() => undefined)
       if (member?.name) out.push({ id, name: member.name })
       else this.log.warn('a Teams mention names someone Teams does not know in this channel', { id })

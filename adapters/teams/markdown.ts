@@ -12,7 +12,7 @@ import {
   safeUrl,
   tableCells,
   tableLines,
-} from '../../src/card/markdown.js'
+} from '../../src/adapter-kit.js'
 import { noMentions, plain } from './text.js'
 
 export interface TextBlock {

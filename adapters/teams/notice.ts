@@ -3,7 +3,7 @@
  * the title, the agent's message (markdown, escaped like card text: no `<at>`, no broadcasts) and
  * who raised it. Within the size limit: the message is shortened until it fits.
  */
-import type { Notice } from '../../src/answerer/adapter.js'
+import type { Notice } from '../../src/adapter-kit.js'
 import { TEAMS_LIMITS as L } from './limits.js'
 import { markdownToTeams } from './markdown.js'
 import { CARD_CONTENT_TYPE, messageBytes, type TeamsMessage } from './render.js'

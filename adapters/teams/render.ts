@@ -14,11 +14,18 @@
  * details dropped) with a link to the inbox, and to a bare card with the link if that is still
  * too large.
  */
-import { type ComponentRef, cardRef, encodeComponentId } from '../../src/card/codec.js'
-import type { Control, ControlRef, Tone } from '../../src/card/controls.js'
-import { type StatusLine, statusText } from '../../src/card/status.js'
-import type { CardState, Person } from '../../src/card/types.js'
-import { type CardView, cardView, type QuestionView } from '../../src/card/view.js'
+
+import type { CardState, Control, ControlRef, Person, Tone } from '../../src/adapter-kit.js'
+import {
+  type CardView,
+  type ComponentRef,
+  cardRef,
+  cardView,
+  encodeComponentId,
+  type QuestionView,
+  type StatusLine,
+  statusText,
+} from '../../src/adapter-kit.js'
 import { TEAMS_LIMITS as L } from './limits.js'
 import { markdownToTeams, type TextBlock } from './markdown.js'
 import { clamp, plain } from './text.js'

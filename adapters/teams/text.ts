@@ -4,7 +4,7 @@
  * does: every `<at` is broken with a zero-width space, so it cannot even look like one, and
  * markdown characters in plain slots are escaped.
  */
-import { cleanText } from '../../src/card/text.js'
+import { cleanText } from '../../src/adapter-kit.js'
 
 const ZWSP = '\u200b'
 

@@ -9,8 +9,8 @@
  * The secret is sent only to the token endpoint and never logged.
  */
 import { ConnectorClient, HttpError } from '@microsoft/agents-hosting'
-import { Superseding } from '../../src/answerer/supersede.js'
-import type { Logger } from '../../src/log.js'
+import type { Logger } from '../../src/adapter-kit.js'
+import { Superseding } from '../../src/adapter-kit.js'
 import { TEAMS_LIMITS as L } from './limits.js'
 
 type ConnectorActivity = Parameters<ConnectorClient['sendToConversation']>[1]

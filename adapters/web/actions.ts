@@ -1,7 +1,6 @@
 import { z } from 'zod'
-import { cleanText } from '../../src/card/text.js'
-import type { CardAction, CardState } from '../../src/card/types.js'
-import { LIMITS } from '../../src/protocol/schemas.js'
+import type { CardAction, CardState } from '../../src/adapter-kit.js'
+import { cleanText, LIMITS } from '../../src/adapter-kit.js'
 
 const qid = z.string().min(1).max(LIMITS.idLength)
 const label = z.string().max(LIMITS.labelLength)

@@ -1,11 +1,23 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { CardHost, ChatAdapter, Destination, Notice } from '../../src/answerer/adapter.js'
-import { FINISHED_STATUSES, LIVE_STATUSES } from '../../src/card/apply.js'
-import { cardRef } from '../../src/card/codec.js'
-import type { CardAction, CardState, CardStatus, Person } from '../../src/card/types.js'
-import { type Logger, silentLogger } from '../../src/log.js'
-import { describeZodError } from '../../src/protocol/schemas.js'
+import type {
+  CardAction,
+  CardHost,
+  CardState,
+  CardStatus,
+  ChatAdapter,
+  Destination,
+  Notice,
+  Person,
+} from '../../src/adapter-kit.js'
+import {
+  cardRef,
+  describeZodError,
+  FINISHED_STATUSES,
+  LIVE_STATUSES,
+  type Logger,
+  silentLogger,
+} from '../../src/adapter-kit.js'
 import { readJson, sendJson as send } from '../../src/server/body.js'
 import { errorResponse, HttpError } from '../../src/server/errors.js'
 import type { InboxContext } from '../../src/server/http.js'

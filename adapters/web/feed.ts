@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { CardState } from '../../src/card/types.js'
+import type { CardState } from '../../src/adapter-kit.js'
 import { pageQuery } from '../../src/server/query.js'
 import { callKeyString } from '../../src/store/fold.js'
 import type { CallKey, VersionedCard } from '../../src/store/types.js'

@@ -8,7 +8,7 @@ import type { Element, RootContent as HastContent, Root as HastRoot } from 'hast
 import { defaultSchema, type Schema, sanitize } from 'hast-util-sanitize'
 import { toHtml } from 'hast-util-to-html'
 import { toHast } from 'mdast-util-to-hast'
-import { parseMarkdown } from '../../src/card/markdown.js'
+import { parseMarkdown } from '../../src/adapter-kit.js'
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',

@@ -1,9 +1,5 @@
-import { displayName } from '../../src/card/apply.js'
-import type { Control } from '../../src/card/controls.js'
-import { statusText } from '../../src/card/status.js'
-import { cleanDeep } from '../../src/card/text.js'
-import type { CardState, Person } from '../../src/card/types.js'
-import { cardView } from '../../src/card/view.js'
+import type { CardState, Control, Person } from '../../src/adapter-kit.js'
+import { cardView, cleanDeep, displayName, statusText } from '../../src/adapter-kit.js'
 import type { WebCardView, WebControl, WebQuestionView } from './client/types.js'
 import { markdownToHtml } from './markdown.js'
 

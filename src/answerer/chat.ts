@@ -94,7 +94,7 @@ export class ChatAnswerer {
     this.staffer = new Staffer({
       people: this.people,
       oncall: options.oncall,
-      slack: () => this.adapters.get('slack'),
+      adapters: () => this.adapters.values(),
       log: this.log,
       now: this.now,
     })

@@ -9,7 +9,7 @@ export interface ReachableOptions {
   url: string
   /** Shown to people: "the Slack Web API". */
   what: string
-  /** The variable that sets the URL: "SLACK_API_URL". */
+  /** The variable that sets the URL, named in the messages. */
   variable: string
   /** Shown in messages instead of `url` (the base the person configured). @default url */
   shownUrl?: string

@@ -1,30 +1,39 @@
-import type { CardState, Destination, EscalationTier, OnCallShown, Responders } from '../card/types.js'
+import type {
+  CardState,
+  Destination,
+  EscalationTier,
+  Mention,
+  OnCallShown,
+  PlatformResponders,
+  Responders,
+} from '../card/types.js'
 import type { Logger } from '../log.js'
 import type { OnCallLookup } from '../oncall/lookup.js'
 import type { People } from '../oncall/people.js'
-import { mentionFits } from '../routing/routes.js'
+import { LIST_OF, respondersOn } from '../platform.js'
 import type { OnCallRule, RoutePlan } from '../routing/types.js'
 import type { ChatAdapter } from './adapter.js'
 
-/** What an on-call look-up adds to a card: mentions per platform, responders, and what the card shows. */
+/** What an on-call look-up adds to a card: mentions (each on its platform), responders, and what the card shows. */
 export interface Staffing {
   shown: OnCallShown
-  mention: { slack: string[]; discord: string[]; teams: string[] }
+  mention: Mention[]
   responders: Responders
 }
 
 export interface StaffOptions {
   people: People
   oncall: OnCallLookup | undefined
-  /** The Slack adapter, for users.lookupByEmail. */
-  slack: () => ChatAdapter | undefined
+  /** The running adapters; those with `lookupByEmail` find people by address. */
+  adapters: () => Iterable<ChatAdapter>
   log: Logger
   now: () => number
 }
 
 /**
- * People on a route: responders listed by e-mail get their Slack accounts (so the card names
- * them), and an on-call route gets whoever is on call now mentioned and allowed to answer.
+ * People on a route: responders listed by e-mail get their accounts on every platform that
+ * looks people up by address (so the card names them), and an on-call route gets whoever is on
+ * call now mentioned and allowed to answer.
  */
 export class Staffer {
   readonly #o: StaffOptions
@@ -37,8 +46,11 @@ export class Staffer {
   async staff(plan: RoutePlan): Promise<RoutePlan & { shown?: OnCallShown }> {
     let responders = plan.responders
     for (const email of responders?.emails ?? []) {
-      const slack = await this.#slackIdOf(email)
-      if (slack) responders = mergeResponders(responders, { slack: { users: [slack] } })
+      for (const adapter of this.#o.adapters()) {
+        if (!adapter.lookupByEmail) continue
+        const id = await this.#idOf(adapter, email)
+        if (id) responders = mergeResponders(responders, { [adapter.platform]: { users: [id] } })
+      }
     }
     if (!plan.oncall) return responders ? { ...plan, responders } : plan
     const staffing = await this.onCall(plan.oncall, 1)
@@ -52,68 +64,57 @@ export class Staffer {
     }
   }
 
-  /** A Slack user id for an address: the `people` map, else Slack's users.lookupByEmail. */
-  async #slackIdOf(email: string): Promise<string | undefined> {
-    const known = this.#o.people.accounts(email).slack
+  /** A platform's user id for an address: the `people` map, else the platform's e-mail look-up. */
+  async #idOf(adapter: ChatAdapter, email: string): Promise<string | undefined> {
+    const known = this.#o.people.accounts(email)[adapter.platform]
     if (known) return known
-    const slack = this.#o.slack()
-    if (!slack?.lookupByEmail) return undefined
+    if (!adapter.lookupByEmail) return undefined
     try {
-      const id = await slack.lookupByEmail(email)
-      if (id) this.#o.people.learn('slack', id, email)
+      const id = await adapter.lookupByEmail(email)
+      if (id) this.#o.people.learn(adapter.platform, id, email)
       return id
     } catch (error) {
-      this.#o.log.warn('Slack e-mail look-up failed', { error })
+      this.#o.log.warn('e-mail look-up failed', { platform: adapter.platform, error })
       return undefined
     }
   }
 
+  /** Every account of an address: the `people` map's, and those platforms' e-mail look-ups find. */
+  async #accountsOf(email: string): Promise<Array<{ platform: string; id: string }>> {
+    const found = new Map<string, string>()
+    for (const adapter of this.#o.adapters()) {
+      const id = await this.#idOf(adapter, email)
+      if (id) found.set(adapter.platform, id)
+    }
+    for (const [platform, id] of Object.entries(this.#o.people.accounts(email))) {
+      if (id && !found.has(platform)) found.set(platform, id)
+    }
+    return [...found].map(([platform, id]) => ({ platform, id }))
+  }
+
   /** Who is on call for a rule at a level: mentions, responders, and what the card says. */
   async onCall(rule: OnCallRule, level: number): Promise<Staffing> {
-    const { oncall, people, log } = this.#o
+    const { oncall, log } = this.#o
     const found = oncall
       ? await oncall.lookup(rule.pagerduty, level)
       : { source: 'fallback' as const, people: [], at: this.#o.now() }
-    const mention: Staffing['mention'] = { slack: [], discord: [], teams: [] }
+    const mention: Mention[] = []
     let responders: Responders = {}
     if (found.source === 'fallback') {
       for (const m of rule.fallback) {
-        const [kind, id = ''] = m.split(':')
-        if (mentionFits('slack', m)) {
-          mention.slack.push(m)
-          responders = mergeResponders(responders, {
-            slack: kind === 'subteam' ? { groups: [id] } : { users: [id] },
-          })
-        } else if (mentionFits('discord', m)) {
-          mention.discord.push(m)
-          responders = mergeResponders(responders, {
-            discord: kind === 'role' ? { roles: [id] } : { users: [id] },
-          })
-        } else if (mentionFits('teams', m)) {
-          mention.teams.push(m)
-          responders = mergeResponders(responders, { teams: { users: [id] } })
-        }
+        mention.push(m)
+        responders = mergeResponders(responders, { [m.platform]: { [LIST_OF[m.kind]]: [m.id] } })
       }
     }
     for (const person of found.people) {
       responders = mergeResponders(responders, { emails: [person.email] })
-      const slack = await this.#slackIdOf(person.email)
-      if (slack) {
-        mention.slack.push(`user:${slack}`)
-        responders = mergeResponders(responders, { slack: { users: [slack] } })
+      const accounts = await this.#accountsOf(person.email)
+      for (const { platform, id } of accounts) {
+        mention.push({ platform, kind: 'user', id })
+        responders = mergeResponders(responders, { [platform]: { users: [id] } })
       }
-      const discord = people.accounts(person.email).discord
-      if (discord) {
-        mention.discord.push(`user:${discord}`)
-        responders = mergeResponders(responders, { discord: { users: [discord] } })
-      }
-      const teams = people.accounts(person.email).teams
-      if (teams) {
-        mention.teams.push(`user:${teams}`)
-        responders = mergeResponders(responders, { teams: { users: [teams] } })
-      }
-      if (!slack && !discord && !teams) {
-        log.warn('an on-call person has no Slack, Discord or Teams account askbridge knows', { level })
+      if (accounts.length === 0) {
+        log.warn('an on-call person has no platform account askbridge knows', { level })
       }
     }
     if (found.source === 'fallback' && rule.fallback.length === 0) {
@@ -135,17 +136,20 @@ export function escalationTargets(
   card: CardState,
   staffing: Staffing | undefined,
 ): Destination[] {
+  const on = (d: Destination) => (tier.mention ?? []).filter((m) => m.platform === d.platform)
   const base = tier.destinations?.length
-    ? tier.destinations.map((d) => (tier.mention?.length ? { ...d, mention: tier.mention } : d))
-    : (card.destinations ?? []).map((d) => ({ ...d, mention: tier.mention ?? [] }))
+    ? tier.destinations.map((d) => (tier.mention?.length ? { ...d, mention: on(d) } : d))
+    : (card.destinations ?? []).map((d) => ({ ...d, mention: on(d) }))
   return staffing ? base.map((d) => withMentions(d, staffing.mention)) : base
 }
 
 /** A destination with the mentions meant for its platform added. */
-function withMentions(d: Destination, mention: Staffing['mention']): Destination {
-  const more = d.platform === 'web' ? [] : mention[d.platform]
+function withMentions(d: Destination, mention: readonly Mention[]): Destination {
+  const more = mention.filter((m) => m.platform === d.platform)
   if (more.length === 0) return d
-  return { ...d, mention: [...new Set([...(d.mention ?? []), ...more])] }
+  const all = [...(d.mention ?? [])]
+  for (const m of more) if (!all.some((x) => x.kind === m.kind && x.id === m.id)) all.push(m)
+  return { ...d, mention: all }
 }
 
 const union = (a: string[] | undefined, b: string[] | undefined): string[] | undefined =>
@@ -154,22 +158,18 @@ const union = (a: string[] | undefined, b: string[] | undefined): string[] | und
 /** Both sets of responders: every list joined; `web` from the first. */
 export function mergeResponders(a: Responders | undefined, b: Responders): Responders {
   const out: Responders = { ...a }
-  const slackUsers = union(a?.slack?.users, b.slack?.users)
-  const slackGroups = union(a?.slack?.groups, b.slack?.groups)
-  if (slackUsers || slackGroups)
-    out.slack = {
-      ...(slackUsers ? { users: slackUsers } : {}),
-      ...(slackGroups ? { groups: slackGroups } : {}),
+  const platforms = new Set([...Object.keys(a ?? {}), ...Object.keys(b)])
+  for (const platform of platforms) {
+    const x = respondersOn(a, platform)
+    const y = respondersOn(b, platform)
+    if (!x && !y) continue
+    const merged: PlatformResponders = {}
+    for (const list of ['users', 'groups', 'roles'] as const) {
+      const joined = union(x?.[list], y?.[list])
+      if (joined) merged[list] = joined
     }
-  const discordUsers = union(a?.discord?.users, b.discord?.users)
-  const discordRoles = union(a?.discord?.roles, b.discord?.roles)
-  if (discordUsers || discordRoles)
-    out.discord = {
-      ...(discordUsers ? { users: discordUsers } : {}),
-      ...(discordRoles ? { roles: discordRoles } : {}),
-    }
-  const teamsUsers = union(a?.teams?.users, b.teams?.users)
-  if (teamsUsers) out.teams = { users: teamsUsers }
+    out[platform] = merged
+  }
   const emails = union(a?.emails, b.emails)
   if (emails) out.emails = emails
   return out

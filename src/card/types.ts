@@ -106,39 +106,58 @@ export interface OnCallShown {
 
 /** Where a card goes. Channels and users are platform ids. */
 export interface Destination {
-  platform: 'slack' | 'discord' | 'teams' | 'web'
+  /** A platform's id (its module's `id`). */
+  platform: string
   /** Channel id; absent on `web`, or when `user` names a direct message. */
   channel?: string
   /** A direct message to this user instead of a channel. */
   user?: string
-  /** Mentions added to the card: `subteam:ID` / `user:ID` on Slack, `role:ID` / `user:ID` on Discord, `user:ID` on Teams. */
-  mention?: string[]
+  /** Mentions added to the card, each printed by its platform (only those on `platform` apply). */
+  mention?: Mention[]
+}
+
+/** Who a mention reaches: one user, the members of a group, or the holders of a role. */
+export type MentionKind = 'user' | 'group' | 'role'
+
+/** A mention parsed once, at the boundary (the routes file), and printed by its platform. */
+export interface Mention {
+  platform: string
+  kind: MentionKind
+  id: string
 }
 
 /** One escalation step: after `afterMs` unanswered, mention more people and/or post to more places. */
 export interface EscalationTier {
   afterMs: number
-  mention?: string[]
+  mention?: Mention[]
   destinations?: Destination[]
   /** Mention (and allow) whoever is on call at this level of the route's PagerDuty escalation policy. */
   oncall?: {
     level: number
     pagerduty: { schedule?: string | undefined; escalationPolicy?: string | undefined }
-    fallback: string[]
+    fallback: Mention[]
   }
 }
 
+/**
+ * Who may answer: per platform (keyed by its id) the listed users, members of the listed groups
+ * and holders of the listed roles; `web`, the inbox; `emails`, people by address.
+ */
 export interface Responders {
-  slack?: { users?: string[]; groups?: string[] }
-  discord?: { users?: string[]; roles?: string[] }
-  /** Microsoft Entra object ids of Teams users. */
-  teams?: { users?: string[] }
   web?: boolean
   /**
    * People by e-mail address (lower case): a signed-in inbox user with that address, and the
-   * Slack / Discord accounts the `people` map (or Slack's e-mail look-up) ties to it.
+   * platform accounts the `people` map (or a platform's e-mail look-up) ties to it.
    */
   emails?: string[]
+  [platform: string]: PlatformResponders | boolean | string[] | undefined
+}
+
+/** One platform's responders: listed users, members of listed groups, holders of listed roles. */
+export interface PlatformResponders {
+  users?: string[]
+  groups?: string[]
+  roles?: string[]
 }
 
 /** What a person did. Question and option references are by id/label, never by display text. */

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { Logger } from '../log.js'
-import type { BuildAdapters } from '../server/serve.js'
+import type { PlatformModule } from '../platform.js'
 
 /**
  * One entry per command. The dispatcher answers `--help`/`-h` from `usage` before the command
@@ -117,10 +117,10 @@ export interface MainIo {
   stderr: (text: string) => void
   stderrIsTty: boolean
   /**
-   * The adapters side of the composition root (adapters/compose.js). bin/askbridge.js
-   * passes it, so nothing under src/ imports an adapter.
+   * The platforms (adapters/platforms.js), loaded only by `serve`. bin/askbridge.js passes
+   * them, so nothing under src/ imports an adapter.
    */
-  buildAdapters?: BuildAdapters
+  platforms?: () => Promise<readonly PlatformModule[]>
 }
 
 const processIo: MainIo = {
@@ -172,12 +172,17 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
     return 2
   }
   const { ConfigError, loadConfig, secretsOf } = await import('../config/index.js')
+  if (!io.platforms) {
+    io.stderr('askbridge: no platforms were given to serve (run it through bin/askbridge.js)\n')
+    return 1
+  }
+  const platforms = await io.platforms()
   const { loadRoutes, RoutesError } = await import('../routing/routes.js')
   const { jsonLogger } = await import('../log.js')
   const problems: string[] = []
   let config: ReturnType<typeof loadConfig> | undefined
   try {
-    config = loadConfig({ env: io.env })
+    config = loadConfig({ env: io.env, platforms })
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     problems.push(...error.problems)
@@ -187,7 +192,7 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
   let routes: ReturnType<typeof loadRoutes> | undefined
   if (routesPath !== undefined) {
     try {
-      routes = loadRoutes(routesPath)
+      routes = loadRoutes(routesPath, platforms)
     } catch (error) {
       if (!(error instanceof RoutesError)) throw error
       problems.push(...error.problems.map((p) => `ASKBRIDGE_ROUTES (${routesPath}): ${p}`))
@@ -203,22 +208,18 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
   if (config !== undefined && problems.length === 0) {
     // Which platforms get questions: checked once the variables and the routes file are valid.
     const { platformProblems } = await import('../config/platforms.js')
-    problems.push(...platformProblems(config, routes, routesPath))
+    problems.push(...platformProblems(config, routes, platforms, routesPath))
   }
   if (problems.length > 0 || config === undefined) {
     io.stderr(`${new ConfigError(problems).message}\n`)
     return 1
   }
-  const secrets = secretsOf(config)
+  const secrets = secretsOf(config, platforms)
   const log: Logger = jsonLogger({
     level: config.ASKBRIDGE_LOG_LEVEL,
     // Registered secrets are cut from every line too, whatever their shape.
     stream: { write: (line: string) => io.stderr(scrub(line, secrets)) },
   })
-  if (!io.buildAdapters) {
-    io.stderr('askbridge: no adapters were given to serve (run it through bin/askbridge.js)\n')
-    return 1
-  }
   const { serve } = await import('../server/serve.js')
   const onUnhandled = (error: unknown) => log.error('unhandled rejection', { error })
   process.on('unhandledRejection', onUnhandled)
@@ -227,7 +228,7 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
     bridge = await serve({
       config,
       logger: log,
-      buildAdapters: io.buildAdapters,
+      platforms,
       ...(routes === undefined ? {} : { routes }),
       // Each inbox sign-in link works once; the next is printed (never logged) when one is used.
       onInboxLink: (link) => io.stderr(`askbridge: the inbox sign-in link was used; the next one: ${link}\n`),

@@ -33,9 +33,13 @@ const agentPattern = z
   .refine((v) => ID.test(v) || (v.endsWith('*') && (v.length === 1 || ID.test(v.slice(0, -1)))), {
     message: 'must be an agent id (1-64 characters of A-Z a-z 0-9 _ . : -), optionally ending in *',
   })
+/**
+ * `email:ADDRESS` or `PLATFORM:USER_ID`: parsed here, once; the platform and its user id rule are
+ * checked against the platform modules with the rest of the configuration (`parseConfig`).
+ */
 const requesterSchema = z
   .string()
-  .regex(/^(email|slack|discord):\S{1,320}$/, 'must be email:ADDRESS, slack:USER_ID or discord:USER_ID')
+  .regex(/^[a-z][a-z0-9-]{0,31}:\S{1,320}$/, 'must be email:ADDRESS or PLATFORM:USER_ID')
   .transform((v): Requester => {
     const at = v.indexOf(':')
     const platform = v.slice(0, at)

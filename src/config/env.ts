@@ -2,13 +2,11 @@ import { existsSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import { z } from 'zod'
+import type { PlatformModule } from '../platform.js'
 import { parseDuration } from '../routing/duration.js'
 import { DEFAULT_EDGE_LIMITS as EDGE } from '../server/edge.js'
 import { isPostgresUrl, parsePostgresUrl } from '../store/pg-url.js'
 import { type AgentTokenEntry, loadAgentTokens } from './agent-tokens.js'
-
-/** A Microsoft Entra id (application, tenant, object). */
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Hosts that never leave the machine; anything else needs ASKBRIDGE_API_TOKEN. */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
@@ -17,13 +15,15 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
 }
 
-const optionalText = z
+/** An optional variable: trimmed, and unset when empty. */
+export const optionalText = z
   .string()
   .transform((v) => v.trim())
   .optional()
   .transform((v) => (v === '' ? undefined : v))
 
-const url = (what: string) =>
+/** An optional http(s) URL variable; the message names what it is for. */
+export const url = (what: string) =>
   optionalText.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), {
     message: `must be an http(s) URL for ${what}`,
   })
@@ -160,12 +160,12 @@ export const envSchema = z.object({
   ASKBRIDGE_URL: url('the bridge')
     .transform((v) => v ?? 'http://127.0.0.1:8787')
     .meta({ description: 'Where the clients (`askbridge ask`, `mcp`, `audit`, `hook`) find the bridge.' }),
-  /** Where people reach this bridge (links from Slack and Discord into the inbox); no trailing slash. */
+  /** Where people reach this bridge (links from chat platforms into the inbox); no trailing slash. */
   ASKBRIDGE_PUBLIC_URL: url('links into the inbox (https://askbridge.example.com)')
     .transform((v) => v?.replace(/\/+$/, ''))
     .meta({
       description:
-        'Where people reach this bridge (behind a proxy or TLS), for links from Slack and Discord cards into the inbox; with inbox sign-in, `PUBLIC_URL/inbox/callback` is the redirect URI unless `ASKBRIDGE_OIDC_REDIRECT_URI` is set.',
+        'Where people reach this bridge (behind a proxy or TLS), for links from chat cards into the inbox; with inbox sign-in, `PUBLIC_URL/inbox/callback` is the redirect URI unless `ASKBRIDGE_OIDC_REDIRECT_URI` is set.',
       unset: 'the part of `ASKBRIDGE_OIDC_REDIRECT_URI` before `/inbox/callback`, else no links',
     }),
   ASKBRIDGE_MCP_TIMEOUT: seconds(50).meta({
@@ -295,69 +295,6 @@ export const envSchema = z.object({
     .optional()
     .default('info')
     .meta({ description: 'Level of the JSON-lines log on stderr: `debug`, `info`, `warn`, `error`.' }),
-  SLACK_BOT_TOKEN: optionalText
-    .refine((v) => v === undefined || v.startsWith('xoxb-'), {
-      message: 'must be a bot token starting with "xoxb-"',
-    })
-    .meta({ description: 'Slack bot token (`xoxb-...`); enables the Slack adapter.' }),
-  SLACK_APP_TOKEN: optionalText
-    .refine((v) => v === undefined || v.startsWith('xapp-'), {
-      message: 'must be an app-level token starting with "xapp-"',
-    })
-    .meta({
-      description:
-        'Slack app-level token (`xapp-...`, `connections:write`): Socket Mode, no public URL needed.',
-    }),
-  SLACK_SIGNING_SECRET: optionalText.meta({
-    description:
-      'Slack signing secret: HTTP mode instead, interactivity at `POST /slack/events` on the askbridge port.',
-  }),
-  SLACK_CHANNEL: optionalText.meta({ description: 'Default Slack channel id for questions.' }),
-  SLACK_API_URL: url('the Slack Web API').meta({
-    description: 'Slack Web API base (tests, proxies, GovSlack).',
-    unset: '`https://slack.com/api/`',
-  }),
-  DISCORD_BOT_TOKEN: optionalText.meta({
-    description: 'Discord bot token; enables the Discord adapter (gateway connection).',
-  }),
-  DISCORD_CHANNEL_ID: optionalText
-    .refine((v) => v === undefined || /^\d{15,25}$/.test(v), {
-      message: 'must be a Discord channel id (a snowflake, digits only)',
-    })
-    .meta({ description: 'Default Discord channel id (a snowflake) for questions.' }),
-  DISCORD_API_URL: url('the Discord REST API').meta({
-    description: 'Discord REST base; the gateway URL comes from `GET /gateway/bot`.',
-    unset: '`https://discord.com/api`',
-  }),
-  /** Microsoft Teams: the bot's Microsoft Entra app registration and where it posts. */
-  TEAMS_APP_ID: optionalText
-    .refine((v) => v === undefined || GUID.test(v), {
-      message: "must be the bot's Microsoft Entra application (client) id, a GUID",
-    })
-    .meta({
-      description: "Enables the Microsoft Teams adapter: the bot's Microsoft Entra application (client) id.",
-    }),
-  TEAMS_APP_PASSWORD: optionalText.meta({ description: 'The client secret of that app registration.' }),
-  TEAMS_TENANT_ID: optionalText
-    .refine((v) => v === undefined || GUID.test(v), {
-      message: 'must be the Microsoft Entra tenant id, a GUID',
-    })
-    .meta({ description: 'The Microsoft Entra tenant (directory) id the bot is registered in.' }),
-  TEAMS_SERVICE_URL: url(
-    'the Bot Framework service of your tenant (https://smba.trafficmanager.net/emea/)',
-  ).meta({
-    description: 'The Bot Framework service URL of your tenant, where posts and updates go.',
-  }),
-  TEAMS_CHANNEL: optionalText
-    .refine((v) => v === undefined || /^19:[^\s/;]{1,200}@thread\.(tacv2|skype)$/.test(v), {
-      message: 'must be a Teams channel conversation id (19:…@thread.tacv2)',
-    })
-    .meta({ description: 'Default Teams channel: its conversation id (`19:…@thread.tacv2`).' }),
-  /** Microsoft Entra's token and signing-key endpoints (tests point it at a fake). */
-  TEAMS_AUTHORITY_URL: url('Microsoft Entra (https://login.microsoftonline.com)').meta({
-    description: 'Microsoft Entra, where tokens and signing keys come from (tests point it at a fake).',
-    unset: 'https://login.microsoftonline.com',
-  }),
   ASKBRIDGE_OIDC_ISSUER: url('the OpenID Connect provider (its issuer URL)').meta({
     description:
       "Inbox sign-in through OpenID Connect: the provider's issuer URL. With the client id and secret set, the inbox requires sign-in.",
@@ -382,21 +319,16 @@ export const envSchema = z.object({
     description: 'PagerDuty REST base.',
     unset: '`https://api.pagerduty.com`',
   }),
-  DISCORD_PUBLIC_KEY: optionalText
-    .refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v), {
-      message: 'must be the application public key (64 hex characters)',
-    })
-    .meta({
-      description:
-        'Discord application public key (64 hex characters): HTTP interactions at `POST /discord/interactions`.',
-    }),
 })
 
 /**
  * Rules across variables. They run on the raw values even when a single variable is bad, so
  * one message names every problem.
  */
-function crossProblems(raw: Record<string, string | undefined>): string[] {
+function crossProblems(
+  raw: Record<string, string | undefined>,
+  platforms: readonly PlatformModule[],
+): string[] {
   const get = (key: string) => {
     const v = raw[key]?.trim()
     return v ? v : undefined
@@ -411,17 +343,6 @@ function crossProblems(raw: Record<string, string | undefined>): string[] {
     problems.push(
       `ASKBRIDGE_API_TOKEN (or ASKBRIDGE_AGENT_TOKENS) is required when ASKBRIDGE_HOST (${host}) is not loopback`,
     )
-  }
-  if (get('SLACK_BOT_TOKEN') !== undefined) {
-    if (get('SLACK_APP_TOKEN') === undefined && get('SLACK_SIGNING_SECRET') === undefined) {
-      problems.push(
-        'SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is needed with SLACK_BOT_TOKEN (Socket Mode or HTTP mode)',
-      )
-    }
-  } else {
-    for (const key of ['SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_CHANNEL']) {
-      if (get(key) !== undefined) problems.push(`${key} is set but SLACK_BOT_TOKEN is not`)
-    }
   }
   const oidc = ['ASKBRIDGE_OIDC_ISSUER', 'ASKBRIDGE_OIDC_CLIENT_ID', 'ASKBRIDGE_OIDC_CLIENT_SECRET']
   const oidcSet = oidc.filter((key) => get(key) !== undefined)
@@ -444,27 +365,25 @@ function crossProblems(raw: Record<string, string | undefined>): string[] {
   if (get('ASKBRIDGE_OIDC_REDIRECT_URI') !== undefined && oidcSet.length === 0) {
     problems.push('ASKBRIDGE_OIDC_REDIRECT_URI is set but ASKBRIDGE_OIDC_ISSUER is not')
   }
-  if (get('DISCORD_BOT_TOKEN') === undefined) {
-    for (const key of ['DISCORD_CHANNEL_ID', 'DISCORD_PUBLIC_KEY']) {
-      if (get(key) !== undefined) problems.push(`${key} is set but DISCORD_BOT_TOKEN is not`)
-    }
-  }
-  const teams = ['TEAMS_APP_ID', 'TEAMS_APP_PASSWORD', 'TEAMS_TENANT_ID', 'TEAMS_SERVICE_URL']
-  if (get('TEAMS_APP_ID') !== undefined) {
-    const missing = teams.filter((key) => get(key) === undefined)
-    if (missing.length > 0)
-      problems.push(
-        `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} needed with TEAMS_APP_ID (Microsoft Teams)`,
-      )
-  } else {
-    for (const key of [...teams.slice(1), 'TEAMS_CHANNEL', 'TEAMS_AUTHORITY_URL']) {
-      if (get(key) !== undefined) problems.push(`${key} is set but TEAMS_APP_ID is not`)
-    }
-  }
+  for (const platform of platforms) problems.push(...(platform.crossProblems?.(get) ?? []))
   return problems
 }
 
-export type Config = z.output<typeof envSchema>
+/** The core's own variables. */
+export type CoreConfig = z.output<typeof envSchema>
+
+/**
+ * A validated configuration: the core's variables, and each platform's (by variable name, read
+ * through the platform's `envOf`).
+ */
+export type Config = CoreConfig & { readonly [variable: string]: unknown }
+
+/** The whole schema: the core's variables and every platform's fragment. */
+export function schemaOf(platforms: readonly PlatformModule[]) {
+  const fragments: Record<string, PlatformModule['env'][string]> = {}
+  for (const platform of platforms) Object.assign(fragments, platform.env)
+  return envSchema.extend(fragments)
+}
 
 /** A configuration problem; `message` names every bad variable, meant to be printed as-is. */
 export class ConfigError extends Error {
@@ -476,9 +395,15 @@ export class ConfigError extends Error {
   }
 }
 
-/** Validate an environment (process.env by default). Throws one ConfigError naming every problem. */
-export function parseConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = envSchema.safeParse(env)
+/**
+ * Validate an environment with the platforms' variables. Throws one ConfigError naming every
+ * problem.
+ */
+export function parseConfig(
+  env: Record<string, string | undefined>,
+  platforms: readonly PlatformModule[],
+): Config {
+  const parsed = schemaOf(platforms).safeParse(env)
   const problems = parsed.success
     ? []
     : parsed.error.issues.map((issue) => {
@@ -486,8 +411,9 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
         // Never echo a value: it may be a secret. The messages here never include the input.
         return `${key} ${issue.message}`
       })
-  problems.push(...crossProblems(env))
-  if (parsed.success && problems.length === 0) return parsed.data
+  problems.push(...crossProblems(env, platforms))
+  if (parsed.success) problems.push(...requesterProblems(parsed.data as Config, platforms))
+  if (parsed.success && problems.length === 0) return parsed.data as Config
   throw new ConfigError(problems)
 }
 
@@ -497,15 +423,27 @@ function dbPassword(value: string): string | undefined {
   return 'target' in parsed ? parsed.target.password : undefined
 }
 
+/**
+ * Agent tokens' requesters on a platform: one the platforms know, with a user id of the
+ * platform's shape. Values from the tokens file are never echoed.
+ */
+function requesterProblems(config: CoreConfig, platforms: readonly PlatformModule[]): string[] {
+  const named = ['email', ...platforms.filter((p) => p.ids).map((p) => p.id)].join(', ')
+  return (config.ASKBRIDGE_AGENT_TOKENS ?? []).flatMap((token, i) => {
+    const requester = token.requester
+    if (!requester || requester.platform === 'email') return []
+    const at = `ASKBRIDGE_AGENT_TOKENS: tokens.${i}.requester`
+    const ids = platforms.find((p) => p.id === requester.platform)?.ids
+    if (!ids) return [`${at} names no platform askbridge knows (${named})`]
+    return ids.user.pattern.test(requester.userId) ? [] : [`${at} is not a ${ids.user.what}`]
+  })
+}
+
 /** Values that must never reach a log line. */
-export function secretsOf(config: Config): string[] {
+export function secretsOf(config: Config, platforms: readonly PlatformModule[]): string[] {
   return [
     config.ASKBRIDGE_API_TOKEN,
-    config.SLACK_BOT_TOKEN,
-    config.SLACK_APP_TOKEN,
-    config.SLACK_SIGNING_SECRET,
-    config.DISCORD_BOT_TOKEN,
-    config.TEAMS_APP_PASSWORD,
+    ...platforms.flatMap((p) => p.secrets.map((variable) => config[variable])),
     dbPassword(config.ASKBRIDGE_DB),
     config.PAGERDUTY_API_TOKEN,
     config.ASKBRIDGE_OIDC_CLIENT_SECRET,
@@ -513,7 +451,7 @@ export function secretsOf(config: Config): string[] {
 }
 
 /**
- * Where people reach the bridge, for links from Slack and Discord into the inbox:
+ * Where people reach the bridge, for links from chat platforms into the inbox:
  * ASKBRIDGE_PUBLIC_URL, else what precedes `/inbox/callback` in ASKBRIDGE_OIDC_REDIRECT_URI (the
  * address the sign-in provider sends people back to), else unknown (the listen address is often
  * loopback, which a link in a chat message cannot reach).

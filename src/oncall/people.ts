@@ -1,46 +1,48 @@
 import type { Person } from '../card/types.js'
 import { globMatch } from '../routing/routes.js'
 
-/** One person's accounts, from the routes file's `people` map. */
-export interface PersonAccounts {
-  slack?: string | undefined
-  discord?: string | undefined
-  /** Microsoft Entra object id of the person's Teams account. */
-  teams?: string | undefined
-  /** Agents this person runs (`*` globs): the person is their requester (`excludeRequester`). */
-  agents?: string[] | undefined
+/** One person's accounts, from the routes file's `people` map: platform id -> user id. */
+export type PersonAccounts = Partial<Record<string, string>>
+
+/** One entry of the `people` map: the person's accounts, and the agents they run (`*` globs). */
+export type PersonEntry = { agents?: string[] | undefined } & Partial<Record<string, string | string[]>>
+
+/** A person's identity across platforms: their e-mail address, or one platform account. */
+export type Identity = { email: string } | { platform: string; userId: string }
+
+/** The key an identity is compared by (`email:ADDRESS` or `platform:userId`). */
+export function identityKey(identity: Identity): string {
+  return 'email' in identity ? `email:${identity.email}` : `${identity.platform}:${identity.userId}`
 }
 
 /**
- * Who is who across platforms: the routes file's `people` map (e-mail -> Discord and Slack ids),
- * plus Slack ids learned from `users.lookupByEmail`. It gives a person one identity
- * (`email:ADDRESS`) whether they click in Slack, Discord or the signed-in inbox.
+ * Who is who across platforms: the routes file's `people` map (e-mail -> each platform's user
+ * id), plus accounts learned from a platform's e-mail look-up. It gives a person one identity
+ * (their address) whichever platform they click on, or the signed-in inbox.
  */
 export class People {
   private readonly byEmail = new Map<string, PersonAccounts>()
   private readonly byAccount = new Map<string, string>()
   private readonly runs: Array<{ email: string; agents: string[] }> = []
 
-  constructor(map: Record<string, PersonAccounts | string> = {}) {
-    for (const [email, accounts] of Object.entries(map)) {
-      const entry = typeof accounts === 'string' ? { discord: accounts } : accounts
-      if (typeof accounts !== 'string' && accounts.agents?.length) {
-        this.runs.push({ email: email.toLowerCase(), agents: accounts.agents })
+  constructor(map: Record<string, PersonEntry> = {}) {
+    for (const [email, { agents, ...accounts }] of Object.entries(map)) {
+      this.byEmail.set(email.toLowerCase(), {})
+      // The person is the requester of the agents they run (`excludeRequester`).
+      if (agents?.length) this.runs.push({ email: email.toLowerCase(), agents })
+      for (const [platform, userId] of Object.entries(accounts)) {
+        if (typeof userId === 'string' && userId) this.learn(platform, userId, email)
       }
-      if (entry.slack) this.learn('slack', entry.slack, email)
-      if (entry.discord) this.learn('discord', entry.discord, email)
-      if (entry.teams) this.learn('teams', entry.teams, email)
-      if (!entry.slack && !entry.discord && !entry.teams) this.byEmail.set(email.toLowerCase(), {})
     }
   }
 
-  /** Tie a platform account to an e-mail address (the map, or a Slack e-mail look-up). */
-  learn(platform: 'slack' | 'discord' | 'teams', userId: string, email: string): void {
+  /** Tie a platform account to an e-mail address (the map, or a platform's e-mail look-up). */
+  learn(platform: string, userId: string, email: string): void {
     const key = email.toLowerCase()
     const entry = this.byEmail.get(key) ?? {}
     entry[platform] = userId
     this.byEmail.set(key, entry)
-    this.byAccount.set(`${platform}:${userId}`, key)
+    this.byAccount.set(identityKey({ platform, userId }), key)
   }
 
   /** The person who runs this agent (the first `people` entry whose `agents` match), if any. */
@@ -58,13 +60,16 @@ export class People {
   emailOf(person: Pick<Person, 'platform' | 'userId' | 'email'>): string | undefined {
     // A person named by address (a token's requester, `email:ADDRESS`).
     if (person.platform === 'email') return person.userId.toLowerCase()
-    return person.email?.toLowerCase() ?? this.byAccount.get(`${person.platform}:${person.userId}`)
+    return (
+      person.email?.toLowerCase() ??
+      this.byAccount.get(identityKey({ platform: person.platform, userId: person.userId }))
+    )
   }
 
   /** One key per person: `email:ADDRESS` when known, else `platform:userId`. */
   identityOf(person: Pick<Person, 'platform' | 'userId' | 'email'>): string {
     const email = this.emailOf(person)
-    return email ? `email:${email}` : `${person.platform}:${person.userId}`
+    return identityKey(email ? { email } : { platform: person.platform, userId: person.userId })
   }
 
   /**
@@ -73,6 +78,6 @@ export class People {
    */
   identify<P extends Pick<Person, 'platform' | 'userId' | 'email'>>(person: P): P & { identity?: string } {
     const email = this.emailOf(person)
-    return email ? { ...person, identity: `email:${email}` } : person
+    return email ? { ...person, identity: identityKey({ email }) } : person
   }
 }

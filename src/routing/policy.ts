@@ -1,9 +1,10 @@
 import { samePerson } from '../card/apply.js'
 import type { CardState, Person } from '../card/types.js'
 import { People } from '../oncall/people.js'
+import { respondersOn } from '../platform.js'
 
 export interface ResponderPolicyOptions {
-  /** Members of a platform group (Slack user group); undefined when the platform cannot tell. */
+  /** Members of a platform group (a user group); undefined when the platform cannot tell. */
   groupMembers: (platform: string, groupId: string) => Promise<string[] | undefined>
   /** How long a group's membership is cached. @default 300_000 (5 minutes) */
   ttlMs?: number
@@ -16,7 +17,7 @@ export interface ResponderPolicyOptions {
  * Who may answer a card: everyone when the route names no responders; otherwise the listed
  * users, members of the listed groups (looked up and cached with expiry), holders of the
  * listed roles, and the people listed by e-mail. A person is one person everywhere: the
- * `people` map ties their Slack, Discord and signed-in inbox accounts, so a Slack user listed
+ * `people` map ties their platform and signed-in inbox accounts, so a platform user listed
  * as a responder may also answer in the inbox once signed in with their address. Where a route
  * names responders, the inbox without sign-in (a typed, unchecked name) never answers and never
  * counts toward a quorum; signed in, only as a listed person (or anyone, with `web: true`). An
@@ -43,19 +44,20 @@ export class ResponderPolicy {
     const email = this.people.emailOf(person)
     if (email && responders.emails?.includes(email)) return true
     const accounts = email ? this.people.accounts(email) : {}
-    const slack = person.platform === 'slack' ? person.userId : accounts.slack
-    const discord = person.platform === 'discord' ? person.userId : accounts.discord
-    if (slack && responders.slack) {
-      if (responders.slack.users?.includes(slack)) return true
-      for (const group of responders.slack.groups ?? []) {
-        if ((await this.members('slack', group)).has(slack)) return true
+    // The person's account on each platform the route lists: the one they clicked with, and
+    // those the `people` map ties to their address.
+    for (const platform of Object.keys(responders)) {
+      const lists = respondersOn(responders, platform)
+      if (!lists) continue
+      const id = person.platform === platform ? person.userId : accounts[platform]
+      if (id === undefined) continue
+      if (lists.users?.includes(id)) return true
+      for (const group of lists.groups ?? []) {
+        if ((await this.members(platform, group)).has(id)) return true
       }
-    }
-    if (discord && responders.discord?.users?.includes(discord)) return true
-    const teams = person.platform === 'teams' ? person.userId : accounts.teams
-    if (teams && responders.teams?.users?.includes(teams)) return true
-    if (person.platform === 'discord') {
-      return (responders.discord?.roles ?? []).some((role) => person.roles?.includes(role))
+      // Roles are read from the interaction itself: only where the person clicked.
+      if (person.platform === platform && (lists.roles ?? []).some((role) => person.roles?.includes(role)))
+        return true
     }
     // A typed inbox name proves nothing: with responders it is never one of them.
     if (person.platform === 'web') return person.email ? responders.web === true : false

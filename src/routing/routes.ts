@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
-import type { Destination, EscalationTier, Responders } from '../card/types.js'
+import type { Destination, EscalationTier, Mention, PlatformResponders, Responders } from '../card/types.js'
 import { type Logger, silentLogger } from '../log.js'
+import { mentionHint, type PlatformModule, parseMention, type ResponderList } from '../platform.js'
 import type { AnswererRequest } from '../protocol/types.js'
 import { parseDuration } from './duration.js'
 import {
@@ -8,12 +9,6 @@ import {
   type RouteConfig,
   type RoutesFile,
   routesFileSchema,
-  SLACK_CHANNEL,
-  SLACK_GROUP,
-  SLACK_USER,
-  SNOWFLAKE,
-  TEAMS_CHANNEL,
-  TEAMS_USER,
 } from './routes-schema.js'
 import type { RoutePlan, Router } from './types.js'
 
@@ -36,77 +31,72 @@ const pathOf = (path: ReadonlyArray<PropertyKey>) =>
     '',
   )
 
-function checkDestination(d: DestinationConfig, at: string, problems: string[]): void {
-  if (d.platform === 'web') {
-    if (d.channel || d.user) problems.push(`${at}: the web inbox takes no channel or user`)
-    return
-  }
-  if (!d.channel && !d.user) problems.push(`${at}: needs a channel or a user`)
-  if (d.channel && d.user) problems.push(`${at}: give a channel or a user, not both`)
-  const idOk = (id: string, kind: 'channel' | 'user') =>
-    d.platform === 'discord'
-      ? SNOWFLAKE.test(id)
-      : d.platform === 'teams'
-        ? (kind === 'channel' ? TEAMS_CHANNEL : TEAMS_USER).test(id)
-        : (kind === 'channel' ? SLACK_CHANNEL : SLACK_USER).test(id)
-  const idName = {
-    slack: { channel: 'Slack channel id (C…)', user: 'Slack user id (U…)' },
-    discord: { channel: 'Discord channel id (a snowflake)', user: 'Discord user id (a snowflake)' },
-    teams: {
-      channel: 'Teams channel conversation id (19:…@thread.tacv2)',
-      user: 'Microsoft Entra object id',
-    },
-  }[d.platform]
-  if (d.channel && !idOk(d.channel, 'channel')) {
-    problems.push(`${at}.channel: "${d.channel}" is not a ${idName.channel}`)
-  }
-  if (d.user && !idOk(d.user, 'user')) {
-    problems.push(`${at}.user: "${d.user}" is not a ${idName.user}`)
+/** The platforms by id. */
+type Platforms = ReadonlyMap<string, PlatformModule>
+const byId = (platforms: readonly PlatformModule[]): Platforms => new Map(platforms.map((p) => [p.id, p]))
+
+function checkDestination(d: DestinationConfig, at: string, platforms: Platforms, problems: string[]): void {
+  const platform = platforms.get(d.platform)
+  if (!platform) return
+  const ids = platform.ids
+  if (!ids) {
+    if (d.channel || d.user) problems.push(`${at}: ${platform.name} takes no channel or user`)
+  } else {
+    if (!d.channel && !d.user) problems.push(`${at}: needs a channel or a user`)
+    if (d.channel && d.user) problems.push(`${at}: give a channel or a user, not both`)
+    if (d.channel && !ids.channel.pattern.test(d.channel)) {
+      problems.push(`${at}.channel: "${d.channel}" is not a ${ids.channel.what}`)
+    }
+    if (d.user && !ids.user.pattern.test(d.user)) {
+      problems.push(`${at}.user: "${d.user}" is not a ${ids.user.what}`)
+    }
   }
   d.mention?.forEach((m, i) => {
-    checkMention(d.platform, m, `${at}.mention[${i}]`, problems)
+    if (!parseMention(platform, m))
+      problems.push(`${at}.mention[${i}]: "${m}" is not a ${platform.id} mention (${mentionHint(platform)})`)
   })
 }
 
-function checkMention(
-  platform: 'slack' | 'discord' | 'teams' | 'web',
-  mention: string,
-  at: string,
-  problems: string[],
-) {
-  const [kind, id = ''] = mention.split(':')
-  const ok =
-    platform === 'slack'
-      ? (kind === 'subteam' && SLACK_GROUP.test(id)) || (kind === 'user' && SLACK_USER.test(id))
-      : platform === 'discord'
-        ? (kind === 'role' || kind === 'user') && SNOWFLAKE.test(id)
-        : platform === 'teams'
-          ? kind === 'user' && TEAMS_USER.test(id)
-          : false
-  if (!ok) {
-    const hint =
-      platform === 'slack'
-        ? 'subteam:S… or user:U…'
-        : platform === 'discord'
-          ? 'role:ID or user:ID'
-          : platform === 'teams'
-            ? 'user:ENTRA-OBJECT-ID'
-            : 'no mentions on web'
-    problems.push(`${at}: "${mention}" is not a ${platform} mention (${hint})`)
+/** A mention as every one of the route's platforms reads it (none: it fits no platform of the route). */
+function routeMentions(route: RouteConfig, text: string, platforms: Platforms): Mention[] {
+  const named = new Set(route.destinations.map((d) => d.platform))
+  return [...named].flatMap((id) => {
+    const platform = platforms.get(id)
+    const mention = platform ? parseMention(platform, text) : undefined
+    return mention ? [mention] : []
+  })
+}
+
+/** A destination's mentions, parsed by its platform. */
+function destinationMentions(d: DestinationConfig, platforms: Platforms): Mention[] {
+  const platform = platforms.get(d.platform)
+  return (d.mention ?? []).flatMap((m) => {
+    const mention = platform ? parseMention(platform, m) : undefined
+    return mention ? [mention] : []
+  })
+}
+
+/** Each responder list of the route: a list the platform takes, of ids its rule accepts. */
+function checkResponders(route: RouteConfig, at: string, platforms: Platforms, problems: string[]): void {
+  const { web: _web, people: _people, ...lists } = route.responders ?? {}
+  for (const [id, value] of Object.entries(lists)) {
+    const rules = platforms.get(id)?.responders
+    if (!rules) {
+      problems.push(`${at}.responders.${id}: not a platform with responders`)
+      continue
+    }
+    for (const [list, ids] of Object.entries(value ?? {}) as Array<[ResponderList, string[] | undefined]>) {
+      const rule = rules[list]
+      if (!rule) {
+        problems.push(`${at}.responders.${id}.${list}: ${id} has no ${list}`)
+        continue
+      }
+      ids?.forEach((v, i) => {
+        if (!rule.pattern.test(v))
+          problems.push(`${at}.responders.${id}.${list}[${i}]: "${v}" is not a ${rule.what}`)
+      })
+    }
   }
-}
-
-/** A mention that is valid on at least one of the route's platforms. */
-function fitsRoute(route: RouteConfig, mention: string): boolean {
-  const platforms = new Set(route.destinations.map((d) => d.platform))
-  return [...platforms].some((p) => mentionFits(p, mention))
-}
-
-/** Whether a mention is valid on a platform (`subteam:`/`user:` on Slack, `role:`/`user:` on Discord). */
-export function mentionFits(platform: 'slack' | 'discord' | 'teams' | 'web', mention: string): boolean {
-  const scratch: string[] = []
-  checkMention(platform, mention, '', scratch)
-  return scratch.length === 0
 }
 
 /** Every route that names PagerDuty, with where it does, for start-up checks. */
@@ -118,9 +108,17 @@ export function pagerDutyTargets(
   )
 }
 
-/** Validate a parsed routes file: shapes, ids, durations, names and escalation cycles. */
-export function validateRoutes(value: unknown, source?: string): RoutesFile {
-  const parsed = routesFileSchema.safeParse(value)
+/**
+ * Validate a parsed routes file against the platforms: shapes, ids, mentions, durations, names
+ * and escalation cycles.
+ */
+export function validateRoutes(
+  value: unknown,
+  platformList: readonly PlatformModule[],
+  source?: string,
+): RoutesFile {
+  const platforms = byId(platformList)
+  const parsed = routesFileSchema(platformList).safeParse(value)
   if (!parsed.success) {
     throw new RoutesError(
       parsed.error.issues.map((i) => `${pathOf(i.path) || '(root)'}: ${i.message}`),
@@ -136,32 +134,15 @@ export function validateRoutes(value: unknown, source?: string): RoutesFile {
       problems.push(`${at}.name: "${route.name}" is already the name of routes[${names.get(route.name)}]`)
     names.set(route.name, r)
     route.destinations.forEach((d, i) => {
-      checkDestination(d, `${at}.destinations[${i}]`, problems)
+      checkDestination(d, `${at}.destinations[${i}]`, platforms, problems)
     })
     route.notices?.forEach((event, i) => {
       if (route.notices?.indexOf(event) !== i)
         problems.push(`${at}.notices[${i}]: "${event}" is listed twice`)
     })
-    route.responders?.slack?.users?.forEach((u, i) => {
-      if (!SLACK_USER.test(u))
-        problems.push(`${at}.responders.slack.users[${i}]: "${u}" is not a Slack user id`)
-    })
-    route.responders?.slack?.groups?.forEach((g, i) => {
-      if (!SLACK_GROUP.test(g))
-        problems.push(`${at}.responders.slack.groups[${i}]: "${g}" is not a Slack user group id (S…)`)
-    })
-    for (const kind of ['users', 'roles'] as const) {
-      route.responders?.discord?.[kind]?.forEach((id, i) => {
-        if (!SNOWFLAKE.test(id))
-          problems.push(`${at}.responders.discord.${kind}[${i}]: "${id}" is not a Discord id`)
-      })
-    }
-    route.responders?.teams?.users?.forEach((id, i) => {
-      if (!TEAMS_USER.test(id))
-        problems.push(`${at}.responders.teams.users[${i}]: "${id}" is not a Microsoft Entra object id`)
-    })
+    checkResponders(route, at, platforms, problems)
     route.oncall?.fallback?.forEach((m, i) => {
-      if (!fitsRoute(route, m))
+      if (routeMentions(route, m, platforms).length === 0)
         problems.push(`${at}.oncall.fallback[${i}]: "${m}" fits none of the route's platforms`)
     })
     let previous = 0
@@ -171,7 +152,7 @@ export function validateRoutes(value: unknown, source?: string): RoutesFile {
       if (after <= previous) problems.push(`${tat}.after: tiers must come later than the one before`)
       previous = after
       tier.destinations?.forEach((d, i) => {
-        checkDestination(d, `${tat}.destinations[${i}]`, problems)
+        checkDestination(d, `${tat}.destinations[${i}]`, platforms, problems)
       })
       if (
         !tier.mention?.length &&
@@ -185,7 +166,7 @@ export function validateRoutes(value: unknown, source?: string): RoutesFile {
         problems.push(`${tat}.oncallLevel: needs the route's oncall.pagerduty.escalationPolicy`)
       }
       tier.mention?.forEach((m, i) => {
-        if (!fitsRoute(route, m))
+        if (routeMentions(route, m, platforms).length === 0)
           problems.push(`${tat}.mention[${i}]: "${m}" fits none of the route's platforms`)
       })
     })
@@ -224,7 +205,7 @@ export function validateRoutes(value: unknown, source?: string): RoutesFile {
 }
 
 /** Read and validate a routes file; errors name the file and the exact path of each problem. */
-export function loadRoutes(path: string): RoutesFile {
+export function loadRoutes(path: string, platforms: readonly PlatformModule[]): RoutesFile {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
@@ -237,7 +218,7 @@ export function loadRoutes(path: string): RoutesFile {
   } catch (error) {
     throw new RoutesError([`not JSON: ${(error as Error).message}`], path)
   }
-  return validateRoutes(json, path)
+  return validateRoutes(json, platforms, path)
 }
 
 /** Routes match at most this much of a tool input (a regex over megabytes is not worth its time). */
@@ -279,17 +260,26 @@ function routeMatches(route: RouteConfig, request: AnswererRequest): boolean {
   return true
 }
 
-const toResponders = ({ people, ...rest }: NonNullable<RouteConfig['responders']>): Responders => ({
-  ...(rest as Responders),
-  ...(people?.length ? { emails: people.map((p) => p.slice('email:'.length).toLowerCase()) } : {}),
-})
+function toResponders({ people, web, ...lists }: NonNullable<RouteConfig['responders']>): Responders {
+  const out: Responders = {}
+  if (web !== undefined) out.web = web
+  for (const [platform, value] of Object.entries(lists)) {
+    const set = Object.entries(value ?? {}).filter(([, ids]) => ids !== undefined)
+    if (set.length > 0) out[platform] = Object.fromEntries(set) as PlatformResponders
+  }
+  if (people?.length) out.emails = people.map((p) => p.slice('email:'.length).toLowerCase())
+  return out
+}
 
-const toDestination = (d: DestinationConfig): Destination => ({
-  platform: d.platform,
-  ...(d.channel ? { channel: d.channel } : {}),
-  ...(d.user ? { user: d.user } : {}),
-  ...(d.mention?.length ? { mention: d.mention } : {}),
-})
+function toDestination(d: DestinationConfig, platforms: Platforms): Destination {
+  const mention = destinationMentions(d, platforms)
+  return {
+    platform: d.platform,
+    ...(d.channel ? { channel: d.channel } : {}),
+    ...(d.user ? { user: d.user } : {}),
+    ...(mention.length ? { mention } : {}),
+  }
+}
 
 /**
  * The router for a routes file: the first route whose `match` fits wins; no match goes to the
@@ -298,18 +288,28 @@ const toDestination = (d: DestinationConfig): Destination => ({
 export function routesRouter(
   file: RoutesFile,
   defaults: Destination[],
+  platformList: readonly PlatformModule[],
   logger: Logger = silentLogger,
 ): Router {
+  const platforms = byId(platformList)
   const byName = new Map(file.routes.map((r) => [r.name, r]))
+  const mentions = (route: RouteConfig, list: string[] | undefined) =>
+    (list ?? []).flatMap((m) => routeMentions(route, m, platforms))
+  const destination = (d: DestinationConfig) => toDestination(d, platforms)
   const plan = (route: RouteConfig): RoutePlan => ({
     name: route.name,
-    destinations: route.destinations.map(toDestination),
+    destinations: route.destinations.map(destination),
     ...(route.responders ? { responders: toResponders(route.responders) } : {}),
     quorum: route.quorum ?? 1,
     excludeRequester: route.excludeRequester ?? false,
     ...(route.notices?.length ? { notices: [...route.notices] } : {}),
     ...(route.oncall
-      ? { oncall: { pagerduty: { ...route.oncall.pagerduty }, fallback: route.oncall.fallback ?? [] } }
+      ? {
+          oncall: {
+            pagerduty: { ...route.oncall.pagerduty },
+            fallback: mentions(route, route.oncall.fallback),
+          },
+        }
       : {}),
     escalation: (route.escalation ?? []).map(
       (tier): EscalationTier => ({
@@ -319,16 +319,16 @@ export function routesRouter(
               oncall: {
                 level: tier.oncallLevel,
                 pagerduty: { ...route.oncall.pagerduty },
-                fallback: route.oncall.fallback ?? [],
+                fallback: mentions(route, route.oncall.fallback),
               },
             }
           : {}),
-        ...(tier.mention?.length ? { mention: tier.mention } : {}),
+        ...(tier.mention?.length ? { mention: mentions(route, tier.mention) } : {}),
         ...(tier.destinations?.length || tier.route
           ? {
               destinations: [
-                ...(tier.destinations ?? []).map(toDestination),
-                ...(tier.route ? (byName.get(tier.route)?.destinations ?? []).map(toDestination) : []),
+                ...(tier.destinations ?? []).map(destination),
+                ...(tier.route ? (byName.get(tier.route)?.destinations ?? []).map(destination) : []),
               ],
             }
           : {}),

@@ -1,4 +1,4 @@
-import type { Destination, EscalationTier, Responders } from '../card/types.js'
+import type { Destination, EscalationTier, Mention, Responders } from '../card/types.js'
 import type { AnswererRequest } from '../protocol/types.js'
 import type { NoticeEvent } from './routes-schema.js'
 
@@ -22,7 +22,7 @@ export interface RoutePlan {
 export interface OnCallRule {
   pagerduty: { schedule?: string | undefined; escalationPolicy?: string | undefined }
   /** Mentions used when PagerDuty is unreachable and nobody is known yet. */
-  fallback: string[]
+  fallback: Mention[]
 }
 
 export interface Router {

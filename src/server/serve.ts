@@ -7,51 +7,66 @@ import { type Logger, silentLogger } from '../log.js'
 import { OnCallLookup } from '../oncall/lookup.js'
 import { People } from '../oncall/people.js'
 import { pagerDutyForRoutes } from '../oncall/startup.js'
+import { isEnabled, type PlatformBuildInput, type PlatformModule, type WebInbox } from '../platform.js'
 import { loadRoutes, type RoutesFile, routesRouter } from '../routing/routes.js'
 import type { Router as RoutesRouter } from '../routing/types.js'
 import { followReplicas } from '../service/replicas.js'
 import { startRetention } from '../service/retention.js'
 import { UserQuestionService } from '../service/service.js'
+import { capabilitiesOf } from '../store/capabilities.js'
 import { connectStore } from '../store/index.js'
 import type { Store } from '../store/types.js'
-import { type BridgeHttpServer, createHttpServer, type HttpMount, type WebhookMount } from './http.js'
+import { type BridgeHttpServer, createHttpServer, type WebhookMount } from './http.js'
 import { InboxLinks } from './inbox-link.js'
 import { Metrics } from './metrics.js'
 import { InboxSignIn } from './signin.js'
 
-/** The web inbox as the server sees it. */
-export interface WebInbox extends ChatAdapter, HttpMount {
-  readonly connections: number
-}
+export type { WebInbox }
 
-/** What the adapters side of the composition root returns. */
-export interface BuiltAdapters {
+/** What the platforms built: every adapter, the default route and the platforms' webhooks. */
+interface BuiltAdapters {
   web: WebInbox
   /** Every adapter to start, the web inbox included. */
   adapters: ChatAdapter[]
-  /** The default route: the web inbox plus SLACK_CHANNEL / DISCORD_CHANNEL_ID when set. */
+  /** The default route: the web inbox plus each configured platform's default channel. */
   destinations: Destination[]
-  /** Platform webhooks on the bridge's port (Slack HTTP mode, Discord HTTP interactions). */
+  /** Platform webhooks on the bridge's port. */
   webhooks: WebhookMount[]
 }
 
-/**
- * Builds the configured adapters. It lives outside src/ (adapters/compose.ts) so the core
- * never imports a platform; bin/askbridge.js and the tests pass it in.
- */
-export type BuildAdapters = (input: {
-  config: Config
-  store: Store
-  logger: Logger
-  heartbeatMs?: number
-}) => Promise<BuiltAdapters>
+/** Build every platform that is on, in the list's order; exactly one of them is the inbox. */
+async function buildPlatforms(
+  platforms: readonly PlatformModule[],
+  input: Omit<PlatformBuildInput, 'capabilities' | 'publicUrl'> & { config: Config },
+): Promise<BuiltAdapters> {
+  const capabilities = capabilitiesOf(input.store)
+  const publicUrl = publicUrlOf(input.config)
+  const adapters: ChatAdapter[] = []
+  const destinations: Destination[] = []
+  const webhooks: WebhookMount[] = []
+  let web: WebInbox | undefined
+  for (const platform of platforms) {
+    if (!isEnabled(platform, input.config)) continue
+    const built = await platform.build({ ...input, capabilities, ...(publicUrl ? { publicUrl } : {}) })
+    adapters.push(built.adapter)
+    if (built.destination) destinations.push(built.destination)
+    webhooks.push(...(built.webhooks ?? []))
+    if (built.inbox) web = built.inbox
+  }
+  if (!web) throw new Error('no platform in the list builds the web inbox')
+  return { web, adapters, destinations, webhooks }
+}
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
   /** Validated configuration (see `loadConfig`). */
   config: Config
-  /** The adapters side of the composition root (`buildAdapters` from adapters/compose.js). */
-  buildAdapters: BuildAdapters
+  /**
+   * The platforms (adapters/platforms.js): each one that is configured is built, and the
+   * configuration and routes are checked against them. They live outside src/, so the core
+   * never imports a platform; bin/askbridge.js and the tests pass them in.
+   */
+  platforms: readonly PlatformModule[]
   /** @default silent */
   logger?: Logger
   /** SSE heartbeat interval (tests shorten it). @default 15000 */
@@ -106,13 +121,15 @@ export interface BridgeHandle {
 
 /**
  * The composition root of `askbridge serve`: store, service, adapters (the web inbox always,
- * Slack and Discord when configured), the chat answerer, and the HTTP server.
+ * every other platform when configured), the chat answerer, and the HTTP server.
  */
 export async function serve(options: ServeOptions): Promise<BridgeHandle> {
   const { config } = options
   const log = options.logger ?? silentLogger
   // A bad routes file stops the start before anything is opened (RoutesError names every problem).
-  const routes = options.routes ?? (config.ASKBRIDGE_ROUTES ? loadRoutes(config.ASKBRIDGE_ROUTES) : undefined)
+  const routes =
+    options.routes ??
+    (config.ASKBRIDGE_ROUTES ? loadRoutes(config.ASKBRIDGE_ROUTES, options.platforms) : undefined)
   // Routes naming PagerDuty: the token and every schedule and policy are checked before anything opens.
   const pagerDuty = await pagerDutyForRoutes(routes, config, log)
   const raw = await connectStore(config.ASKBRIDGE_DB, {
@@ -137,7 +154,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
     // Timed calls left open by a previous process become continued: still answerable.
     const recovered = await service.recover()
     if (recovered.length > 0) log.info('restored continued questions', { count: recovered.length })
-    built = await options.buildAdapters({
+    built = await buildPlatforms(options.platforms, {
       config,
       store,
       logger: log,
@@ -145,9 +162,11 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
     })
     // The CLI names these with every other problem before it gets here; a host embedding the
     // bridge gets the same stop.
-    const problems = platformProblems(config, routes, config.ASKBRIDGE_ROUTES)
+    const problems = platformProblems(config, routes, options.platforms, config.ASKBRIDGE_ROUTES)
     if (problems.length > 0) throw new ConfigError(problems)
-    const router = options.router ?? (routes ? routesRouter(routes, built.destinations, log) : undefined)
+    const router =
+      options.router ??
+      (routes ? routesRouter(routes, built.destinations, options.platforms, log) : undefined)
     const people = new People(routes?.people)
     chat = new ChatAnswerer({
       service,

@@ -4,6 +4,7 @@ import type {
   LateReply,
   UserQuestionProjectionView,
 } from '../protocol/types.js'
+import type { LeaderHandlers, Leadership } from './pg-leader.js'
 
 /**
  * Identifies a call. callIds are chosen by agents and models, so two agents may use the same one:
@@ -243,6 +244,11 @@ export interface Store {
    * false while it is remembered (a replay guard). Keys expired at `now` are forgotten.
    */
   rememberOnce(key: string, until: number, now: number): Promise<boolean>
+  /**
+   * Run a job in one process at a time across every bridge on this store (PostgreSQL); absent
+   * where the store has one process (SQLite, memory).
+   */
+  lead?(name: string, handlers: LeaderHandlers): Leadership
 
   close(): Promise<void>
 }

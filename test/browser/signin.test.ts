@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { buildAdapters } from '../../adapters/compose.js'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { parseConfig } from '../../src/config/env.js'
 import { type BridgeHandle, serve } from '../../src/server/serve.js'
 import { CLIENT_ID, CLIENT_SECRET, onFreePort, startProvider, type TestProvider } from '../helpers/oidc.js'
@@ -23,18 +23,21 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'askbridge-signin-browser-'))
   ;({ provider, bridge } = await onFreePort(async (port) => {
     const provider = await startProvider(`http://127.0.0.1:${port}/inbox/callback`)
-    const config = parseConfig({
-      ASKBRIDGE_PORT: String(port),
-      ASKBRIDGE_DB: join(dir, `bridge-${port}.db`),
-      ASKBRIDGE_OIDC_ISSUER: provider.issuer,
-      ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
-      ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
-      ASKBRIDGE_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    })
+    const config = parseConfig(
+      {
+        ASKBRIDGE_PORT: String(port),
+        ASKBRIDGE_DB: join(dir, `bridge-${port}.db`),
+        ASKBRIDGE_OIDC_ISSUER: provider.issuer,
+        ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
+        ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+        ASKBRIDGE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      },
+      PLATFORMS,
+    )
     try {
       return {
         provider,
-        bridge: await serve({ config, buildAdapters, heartbeatMs: 100, escalationIntervalMs: 0 }),
+        bridge: await serve({ config, platforms: PLATFORMS, heartbeatMs: 100, escalationIntervalMs: 0 }),
       }
     } catch (error) {
       await provider.close()

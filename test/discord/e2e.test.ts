@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
+import { mentions } from '../helpers/mentions.js'
 import { keyFor, until } from '../helpers/service.js'
 import { alice, bob, type DiscordRig, discordRig } from './rig.js'
 
@@ -194,7 +195,11 @@ describe('Discord end to end', () => {
   })
 
   it('approval with quorum 2: progress, private notice, guild locale wording, mentions only the configured role', async () => {
-    rig = await discordRig({ guildLocale: 'de', mention: ['role:110000000000000010'], plan: { quorum: 2 } })
+    rig = await discordRig({
+      guildLocale: 'de',
+      mention: mentions('discord', 'role:110000000000000010'),
+      plan: { quorum: 2 },
+    })
     const current = rig
     {
       const answer = current.service.ask({ questions: [approval], wait: { callId: 'quorum-1' } })

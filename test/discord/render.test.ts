@@ -6,6 +6,7 @@ import { cardRef, decodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import type { AskUserQuestionItem, AskUserQuestionOption } from '../../src/protocol/types.js'
 import { validateMessage } from '../fakes/discord/validate.js'
+import { mentions } from '../helpers/mentions.js'
 
 function card(questions: AskUserQuestionItem[], extra: Partial<CardState> = {}): CardState {
   return { ...newCard({ callId: 'call-1', agentId: 'a', questions, now: 1_700_000_000_000 }), ...extra }
@@ -209,7 +210,14 @@ describe('cardToDiscordMessages: text', () => {
           options: opts(2),
         },
       ]),
-      { mention: ['role:110000000000000010', 'user:110000000000000011', 'bogus', 'role:not-a-number'] },
+      {
+        mention: [
+          ...mentions('discord', 'role:110000000000000010', 'user:110000000000000011'),
+          // Another platform's mention and a malformed id: neither is printed or allowed.
+          { platform: 'slack', kind: 'group', id: 'S0ONCALL' },
+          { platform: 'discord', kind: 'role', id: 'not-a-number' },
+        ],
+      },
     )
     const agentText = allText(messages).replace('<@&110000000000000010> <@110000000000000011>', '')
     expect(agentText).not.toMatch(/@everyone|@here|<@\d|<@&\d|<@!\d/)
@@ -226,10 +234,11 @@ describe('cardToDiscordMessages: text', () => {
 
 describe('cardToDiscordMessages: content limit', () => {
   it('keeps content within 2000 characters with 200 mentions, long names and a long reason', () => {
-    const mention = Array.from(
-      { length: 200 },
-      (_, i) => `${i % 2 ? 'role' : 'user'}:${1100000000000000000n + BigInt(i)}`,
-    )
+    const mention = Array.from({ length: 200 }, (_, i) => ({
+      platform: 'discord',
+      kind: i % 2 ? ('role' as const) : ('user' as const),
+      id: `${1100000000000000000n + BigInt(i)}`,
+    }))
     const people = Array.from({ length: 20 }, (_, i) => ({
       platform: 'discord',
       userId: String(i),

@@ -10,7 +10,7 @@ import { DiscordAdapter, type DiscordRef } from '../../adapters/discord/index.js
 import { isPostPending } from '../../src/answerer/adapter.js'
 import { ChatAnswerer } from '../../src/answerer/chat.js'
 import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
-import type { Destination } from '../../src/card/types.js'
+import type { Destination, Mention } from '../../src/card/types.js'
 import type { RoutePlan } from '../../src/routing/types.js'
 import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
@@ -34,7 +34,7 @@ export const bob: FakeUser = { id: '210000000000000002', username: 'bob', global
 export interface RigOptions extends FakeDiscordOptions {
   /** Serve HTTP interactions (sets the fake's delivery to http). */
   http?: boolean
-  mention?: string[]
+  mention?: Mention[]
   ackAfterMs?: number
   /** Route settings (quorum, responders) for every question. */
   plan?: Partial<RoutePlan>

@@ -29,7 +29,7 @@ function program(): ts.Program {
     noEmit: true,
     paths: {
       askbridge: [index],
-      'askbridge/adapters': [join(root, 'adapters/compose.ts')],
+      'askbridge/adapters': [join(root, 'adapters/platforms.ts')],
       'askbridge/adapters/slack': [join(root, 'adapters/slack/index.ts')],
     },
   })

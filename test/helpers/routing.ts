@@ -1,3 +1,4 @@
+import { PLATFORMS } from '../../adapters/platforms.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { validateRoutes } from '../../src/routing/routes.js'
 
@@ -12,22 +13,25 @@ export const deployApproval: AskUserQuestionItem = {
 }
 
 /** An on-call route for production approvals, on Slack. */
-export const onCallRoutes = validateRoutes({
-  routes: [
-    {
-      name: 'prod-approvals',
-      match: { intent: 'approval', agentId: 'deploy-*' },
-      destinations: [{ platform: 'slack', channel: 'C0123ONCALL', mention: ['subteam:S0ONCALL'] }],
-      responders: { slack: { users: ['U0LEAD'], groups: ['S0ONCALL'] } },
-      quorum: 2,
-      excludeRequester: true,
-      escalation: [
-        { after: '10m', mention: ['subteam:S0SECONDARY'] },
-        { after: '30m', destinations: [{ platform: 'slack', channel: 'C0MANAGERS' }] },
-      ],
-    },
-  ],
-})
+export const onCallRoutes = validateRoutes(
+  {
+    routes: [
+      {
+        name: 'prod-approvals',
+        match: { intent: 'approval', agentId: 'deploy-*' },
+        destinations: [{ platform: 'slack', channel: 'C0123ONCALL', mention: ['subteam:S0ONCALL'] }],
+        responders: { slack: { users: ['U0LEAD'], groups: ['S0ONCALL'] } },
+        quorum: 2,
+        excludeRequester: true,
+        escalation: [
+          { after: '10m', mention: ['subteam:S0SECONDARY'] },
+          { after: '30m', destinations: [{ platform: 'slack', channel: 'C0MANAGERS' }] },
+        ],
+      },
+    ],
+  },
+  PLATFORMS,
+)
 
 /** A clock the test moves by hand. */
 export function manualClock(start = 1_000_000) {

@@ -1,23 +1,24 @@
 /** The hook's time: ASKBRIDGE_HOOK_TIMEOUT and the share of it askbridge waits for people. */
 import { describe, expect, it } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { ConfigError, parseConfig } from '../../src/config/index.js'
 import { hookAgentId, waitBudget } from '../../src/hooks/run.js'
 
 describe('hook timeouts', () => {
   it('ASKBRIDGE_HOOK_TIMEOUT defaults to 600s (as Claude Code does) and takes durations or seconds', () => {
-    expect(parseConfig({}).ASKBRIDGE_HOOK_TIMEOUT).toBe(600_000)
-    expect(parseConfig({ ASKBRIDGE_HOOK_TIMEOUT: '10m' }).ASKBRIDGE_HOOK_TIMEOUT).toBe(600_000)
-    expect(parseConfig({ ASKBRIDGE_HOOK_TIMEOUT: '90' }).ASKBRIDGE_HOOK_TIMEOUT).toBe(90_000)
-    expect(() => parseConfig({ ASKBRIDGE_HOOK_TIMEOUT: 'soon' })).toThrow(ConfigError)
-    expect(() => parseConfig({ ASKBRIDGE_HOOK_TIMEOUT: 'soon' })).toThrow(/ASKBRIDGE_HOOK_TIMEOUT/)
+    expect(parseConfig({}, PLATFORMS).ASKBRIDGE_HOOK_TIMEOUT).toBe(600_000)
+    expect(parseConfig({ ASKBRIDGE_HOOK_TIMEOUT: '10m' }, PLATFORMS).ASKBRIDGE_HOOK_TIMEOUT).toBe(600_000)
+    expect(parseConfig({ ASKBRIDGE_HOOK_TIMEOUT: '90' }, PLATFORMS).ASKBRIDGE_HOOK_TIMEOUT).toBe(90_000)
+    expect(() => parseConfig({ ASKBRIDGE_HOOK_TIMEOUT: 'soon' }, PLATFORMS)).toThrow(ConfigError)
+    expect(() => parseConfig({ ASKBRIDGE_HOOK_TIMEOUT: 'soon' }, PLATFORMS)).toThrow(/ASKBRIDGE_HOOK_TIMEOUT/)
   })
 
   it('ASKBRIDGE_HOOK_TIMEOUT_DECISION is ask by default, or deny; anything else is refused by name', () => {
-    expect(parseConfig({}).ASKBRIDGE_HOOK_TIMEOUT_DECISION).toBe('ask')
-    expect(parseConfig({ ASKBRIDGE_HOOK_TIMEOUT_DECISION: 'deny' }).ASKBRIDGE_HOOK_TIMEOUT_DECISION).toBe(
-      'deny',
-    )
-    expect(() => parseConfig({ ASKBRIDGE_HOOK_TIMEOUT_DECISION: 'allow' })).toThrow(
+    expect(parseConfig({}, PLATFORMS).ASKBRIDGE_HOOK_TIMEOUT_DECISION).toBe('ask')
+    expect(
+      parseConfig({ ASKBRIDGE_HOOK_TIMEOUT_DECISION: 'deny' }, PLATFORMS).ASKBRIDGE_HOOK_TIMEOUT_DECISION,
+    ).toBe('deny')
+    expect(() => parseConfig({ ASKBRIDGE_HOOK_TIMEOUT_DECISION: 'allow' }, PLATFORMS)).toThrow(
       /ASKBRIDGE_HOOK_TIMEOUT_DECISION/,
     )
   })

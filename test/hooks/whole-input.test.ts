@@ -3,6 +3,7 @@
  * inbox's authentication, and the public URL the cards link it with.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import type { CardState } from '../../src/card/types.js'
 import { ConfigError, parseConfig, publicUrlOf } from '../../src/config/env.js'
 import { fixture } from '../helpers/claude-code.js'
@@ -11,7 +12,7 @@ import { inboxCookie, startBridge, type TestBridge } from '../server/helpers.js'
 
 describe('the public URL cards link with', () => {
   it('ASKBRIDGE_PUBLIC_URL, else the sign-in redirect URI without /inbox/callback, else none', () => {
-    expect(publicUrlOf(parseConfig({ ASKBRIDGE_PUBLIC_URL: 'https://ask.example.com/' }))).toBe(
+    expect(publicUrlOf(parseConfig({ ASKBRIDGE_PUBLIC_URL: 'https://ask.example.com/' }, PLATFORMS))).toBe(
       'https://ask.example.com',
     )
     const oidc = {
@@ -20,16 +21,18 @@ describe('the public URL cards link with', () => {
       ASKBRIDGE_OIDC_CLIENT_SECRET: 'secret',
       ASKBRIDGE_OIDC_REDIRECT_URI: 'https://corp.example.com/askbridge/inbox/callback',
     }
-    expect(publicUrlOf(parseConfig(oidc))).toBe('https://corp.example.com/askbridge')
-    expect(publicUrlOf(parseConfig({ ...oidc, ASKBRIDGE_PUBLIC_URL: 'https://ask.example.com' }))).toBe(
-      'https://ask.example.com',
-    )
-    expect(publicUrlOf(parseConfig({}))).toBeUndefined()
+    expect(publicUrlOf(parseConfig(oidc, PLATFORMS))).toBe('https://corp.example.com/askbridge')
+    expect(
+      publicUrlOf(parseConfig({ ...oidc, ASKBRIDGE_PUBLIC_URL: 'https://ask.example.com' }, PLATFORMS)),
+    ).toBe('https://ask.example.com')
+    expect(publicUrlOf(parseConfig({}, PLATFORMS))).toBeUndefined()
   })
 
   it('a public URL that is not an http(s) URL is a configuration error naming it', () => {
-    expect(() => parseConfig({ ASKBRIDGE_PUBLIC_URL: 'ask.example.com' })).toThrow(ConfigError)
-    expect(() => parseConfig({ ASKBRIDGE_PUBLIC_URL: 'ask.example.com' })).toThrow(/ASKBRIDGE_PUBLIC_URL/)
+    expect(() => parseConfig({ ASKBRIDGE_PUBLIC_URL: 'ask.example.com' }, PLATFORMS)).toThrow(ConfigError)
+    expect(() => parseConfig({ ASKBRIDGE_PUBLIC_URL: 'ask.example.com' }, PLATFORMS)).toThrow(
+      /ASKBRIDGE_PUBLIC_URL/,
+    )
   })
 })
 

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { type RoutesError, validateRoutes } from '../../src/routing/routes.js'
 import { ensureBuilt } from '../cli/built.js'
 import { askbridge } from '../cli/run.js'
@@ -97,7 +98,7 @@ describe('askbridge serve with on-call routes', () => {
 describe('routes file: oncall, people, oncallLevel', () => {
   const problems = (value: unknown) => {
     try {
-      validateRoutes(value)
+      validateRoutes(value, PLATFORMS)
       return []
     } catch (error) {
       return (error as RoutesError).problems
@@ -110,17 +111,21 @@ describe('routes file: oncall, people, oncallLevel', () => {
   })
 
   it('accepts a schedule or a policy with a fallback, levels, e-mail responders and a people map', () => {
-    const file = validateRoutes({
-      people: { 'ann@example.com': '110000000000000021', 'bo@example.com': { slack: 'U0BO' } },
-      routes: [
-        route({
-          oncall: { pagerduty: { escalationPolicy: 'PPOLICY' }, fallback: ['subteam:S0LEADS'] },
-          responders: { people: ['email:Ann@example.com'] },
-          escalation: [{ after: '10m', oncallLevel: 2 }],
-        }),
-      ],
-    })
-    expect(file.people?.['ann@example.com']).toBe('110000000000000021')
+    const file = validateRoutes(
+      {
+        people: { 'ann@example.com': '110000000000000021', 'bo@example.com': { slack: 'U0BO' } },
+        routes: [
+          route({
+            oncall: { pagerduty: { escalationPolicy: 'PPOLICY' }, fallback: ['subteam:S0LEADS'] },
+            responders: { people: ['email:Ann@example.com'] },
+            escalation: [{ after: '10m', oncallLevel: 2 }],
+          }),
+        ],
+      },
+      PLATFORMS,
+    )
+    // A bare id is a Discord account (the Discord module takes that shorthand).
+    expect(file.people?.['ann@example.com']).toEqual({ discord: '110000000000000021' })
   })
 
   it('names what is wrong', () => {

@@ -5,6 +5,7 @@
  */
 import { afterEach, expect, it } from 'vitest'
 import { DiscordAdapter } from '../../adapters/discord/index.js'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { decodeComponentId } from '../../src/card/codec.js'
 import { OnCallLookup } from '../../src/oncall/lookup.js'
 import { PagerDutyClient } from '../../src/oncall/pagerduty.js'
@@ -33,21 +34,24 @@ it('mentions the on-call person through the people map, pings only them, and onl
   pd.users.set('PDANA', { id: 'PDANA', name: 'Dana Ross', email: 'dana@example.com' })
   pd.schedules.set('PSCHED1', 'Primary')
   pd.shifts = [{ user: 'PDANA', policy: 'PPOLICY', level: 1, schedule: 'PSCHED1' }]
-  const routes = validateRoutes({
-    people: { 'dana@example.com': dana.id },
-    routes: [
-      {
-        name: 'oncall',
-        destinations: [{ platform: 'discord', channel: CHANNEL }],
-        oncall: { pagerduty: { schedule: 'PSCHED1' } },
-      },
-    ],
-  })
+  const routes = validateRoutes(
+    {
+      people: { 'dana@example.com': dana.id },
+      routes: [
+        {
+          name: 'oncall',
+          destinations: [{ platform: 'discord', channel: CHANNEL }],
+          oncall: { pagerduty: { schedule: 'PSCHED1' } },
+        },
+      ],
+    },
+    PLATFORMS,
+  )
   const fake = await new FakeDiscord({ channelId: CHANNEL }).start()
   cleanups.push(() => fake.close())
   const { service, close } = await startAnswerer({
     adapters: [new DiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl })],
-    router: routesRouter(routes, []),
+    router: routesRouter(routes, [], PLATFORMS),
     people: new People(routes.people),
     oncall: new OnCallLookup({ source: new PagerDutyClient({ token: pd.token, apiUrl: pd.url }) }),
   })

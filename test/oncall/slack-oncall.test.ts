@@ -6,6 +6,7 @@
  * levels; PagerDuty down uses the last known on-call, else the route's fallback, and says so.
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { SlackAdapter } from '../../adapters/slack/index.js'
 import { ChatAnswerer } from '../../src/answerer/chat.js'
 import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
@@ -28,26 +29,29 @@ const lead: FakeUser = { id: 'U0LEAD', name: 'Lead' }
 const NOT_ALLOWED = 'You are not one of the people who may answer this question.'
 const MINUTE = 60_000
 
-const routes = validateRoutes({
-  // Carol's Slack account is in the people map; Alice and Bob are found by e-mail.
-  people: { 'carol@example.com': { slack: carol.id } },
-  routes: [
-    {
-      name: 'primary',
-      match: { route: 'primary' },
-      destinations: [{ platform: 'slack', channel: 'C0ONCALL' }],
-      responders: { slack: { users: [lead.id] } },
-      oncall: { pagerduty: { schedule: 'PSCHED1' }, fallback: ['subteam:S0LEADS'] },
-    },
-    {
-      name: 'ladder',
-      match: { route: 'ladder' },
-      destinations: [{ platform: 'slack', channel: 'C0ONCALL' }],
-      oncall: { pagerduty: { escalationPolicy: 'PPOLICY' } },
-      escalation: [{ after: '10m', oncallLevel: 2 }],
-    },
-  ],
-})
+const routes = validateRoutes(
+  {
+    // Carol's Slack account is in the people map; Alice and Bob are found by e-mail.
+    people: { 'carol@example.com': { slack: carol.id } },
+    routes: [
+      {
+        name: 'primary',
+        match: { route: 'primary' },
+        destinations: [{ platform: 'slack', channel: 'C0ONCALL' }],
+        responders: { slack: { users: [lead.id] } },
+        oncall: { pagerduty: { schedule: 'PSCHED1' }, fallback: ['subteam:S0LEADS'] },
+      },
+      {
+        name: 'ladder',
+        match: { route: 'ladder' },
+        destinations: [{ platform: 'slack', channel: 'C0ONCALL' }],
+        oncall: { pagerduty: { escalationPolicy: 'PPOLICY' } },
+        escalation: [{ after: '10m', oncallLevel: 2 }],
+      },
+    ],
+  },
+  PLATFORMS,
+)
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
@@ -81,7 +85,7 @@ async function start() {
   const chat = new ChatAnswerer({
     service,
     adapters: [adapter],
-    router: routesRouter(routes, [{ platform: 'slack', channel: 'C0DEFAULT' }]),
+    router: routesRouter(routes, [{ platform: 'slack', channel: 'C0DEFAULT' }], PLATFORMS),
     people: new People(routes.people),
     oncall: new OnCallLookup({
       source: new PagerDutyClient({ token: pd.token, apiUrl: pd.url }),

@@ -87,7 +87,7 @@ test('the packed tarball installs in an empty folder as the README says; --versi
       'slack-app-manifest.json',
       'dist/src/cli/main.js',
       'dist/src/index.d.ts',
-      'dist/adapters/compose.js',
+      'dist/adapters/platforms.js',
     ]),
   )
   expect(files.filter((f) => f.endsWith('.map'))).toEqual([])

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import type { Person } from '../../src/card/types.js'
 import { routesRouter } from '../../src/routing/routes.js'
 import { openStore } from '../../src/store/index.js'
@@ -27,7 +28,7 @@ async function setup(
   if (!adapter.groups.has('S0ONCALL')) adapter.groups.set('S0ONCALL', ['U0ONCALL1', 'U0ONCALL2'])
   const { store, service, chat, close } = await startAnswerer({
     adapters: [adapter],
-    router: routesRouter(onCallRoutes, [{ platform: 'slack', channel: 'C0DEFAULT' }]),
+    router: routesRouter(onCallRoutes, [{ platform: 'slack', channel: 'C0DEFAULT' }], PLATFORMS),
     now,
     ...(options.store ? { store: options.store } : {}),
     ...(options.groupTtlMs === undefined ? {} : { groupTtlMs: options.groupTtlMs }),
@@ -142,7 +143,7 @@ describe('escalation', () => {
     expect(afterTier1[1]?.destination).toEqual({
       platform: 'slack',
       channel: 'C0123ONCALL',
-      mention: ['subteam:S0SECONDARY'],
+      mention: [{ platform: 'slack', kind: 'group', id: 'S0SECONDARY' }],
     })
     c.advance(20 * 60_000)
     await chat.tick()

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { DiscordAdapter } from '../../adapters/discord/index.js'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { routesRouter, validateRoutes } from '../../src/routing/routes.js'
@@ -37,23 +38,26 @@ const release: AskUserQuestionItem = {
   intent: { kind: 'approval', approve: 'Approve', reject: 'Reject' },
 }
 
-const ROUTES = validateRoutes({
-  routes: [
-    {
-      name: 'release-gate',
-      match: { intent: 'approval', agentId: 'build-*' },
-      destinations: [{ platform: 'discord', channel: CHANNEL, mention: [`role:${RELEASERS}`] }],
-      responders: { discord: { roles: [RELEASERS] } },
-      escalation: [
-        {
-          after: '15m',
-          mention: [`role:${PAGER}`],
-          destinations: [{ platform: 'discord', channel: ESCALATION_CHANNEL }],
-        },
-      ],
-    },
-  ],
-})
+const ROUTES = validateRoutes(
+  {
+    routes: [
+      {
+        name: 'release-gate',
+        match: { intent: 'approval', agentId: 'build-*' },
+        destinations: [{ platform: 'discord', channel: CHANNEL, mention: [`role:${RELEASERS}`] }],
+        responders: { discord: { roles: [RELEASERS] } },
+        escalation: [
+          {
+            after: '15m',
+            mention: [`role:${PAGER}`],
+            destinations: [{ platform: 'discord', channel: ESCALATION_CHANNEL }],
+          },
+        ],
+      },
+    ],
+  },
+  PLATFORMS,
+)
 const NOT_ALLOWED = 'You are not one of the people who may answer this question.'
 const MINUTE = 60_000
 
@@ -72,7 +76,7 @@ async function start() {
   const adapter = new DiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl })
   const { store, service, chat, close } = await startAnswerer({
     adapters: [adapter],
-    router: routesRouter(ROUTES, [{ platform: 'discord', channel: CHANNEL }]),
+    router: routesRouter(ROUTES, [{ platform: 'discord', channel: CHANNEL }], PLATFORMS),
     now: clock.now,
   })
   cleanups.push(close)

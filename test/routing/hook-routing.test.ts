@@ -1,27 +1,31 @@
 /** Routes match Claude Code hook requests by tool name and by a regex over the rendered tool input. */
 import { describe, expect, it } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { planHook } from '../../src/hooks/claude-code.js'
 import type { AnswererRequest } from '../../src/protocol/types.js'
 import { RoutesError, routesRouter, validateRoutes } from '../../src/routing/routes.js'
 import { fixture } from '../helpers/claude-code.js'
 
-const file = validateRoutes({
-  routes: [
-    {
-      name: 'prod-commands',
-      match: { tool: 'Bash', toolInput: 'git push|kubectl .* prod' },
-      destinations: [{ platform: 'slack', channel: 'C0123ONCALL' }],
-      quorum: 2,
-    },
-    {
-      name: 'github-mcp',
-      match: { tool: 'mcp__github__*' },
-      destinations: [{ platform: 'discord', channel: '110000000000000003' }],
-    },
-    { name: 'edits', match: { toolInput: '^/srv/' }, destinations: [{ platform: 'web' }] },
-  ],
-})
-const router = routesRouter(file, [{ platform: 'web' }])
+const file = validateRoutes(
+  {
+    routes: [
+      {
+        name: 'prod-commands',
+        match: { tool: 'Bash', toolInput: 'git push|kubectl .* prod' },
+        destinations: [{ platform: 'slack', channel: 'C0123ONCALL' }],
+        quorum: 2,
+      },
+      {
+        name: 'github-mcp',
+        match: { tool: 'mcp__github__*' },
+        destinations: [{ platform: 'discord', channel: '110000000000000003' }],
+      },
+      { name: 'edits', match: { toolInput: '^/srv/' }, destinations: [{ platform: 'web' }] },
+    ],
+  },
+  PLATFORMS,
+)
+const router = routesRouter(file, [{ platform: 'web' }], PLATFORMS)
 
 /** The answerer request a hook payload becomes. */
 function hookRequest(toolName: string, toolInput: Record<string, unknown>): AnswererRequest {
@@ -65,13 +69,17 @@ describe('routing hook requests', () => {
 
   it("mcpSource matches the source Claude Code reports for an MCP tool's server, not its name", () => {
     const sourced = routesRouter(
-      validateRoutes({
-        routes: [
-          { name: 'managed-mcp', match: { mcpSource: 'managed' }, destinations: [{ platform: 'web' }] },
-          { name: 'project-mcp', match: { mcpSource: 'project' }, destinations: [{ platform: 'web' }] },
-        ],
-      }),
+      validateRoutes(
+        {
+          routes: [
+            { name: 'managed-mcp', match: { mcpSource: 'managed' }, destinations: [{ platform: 'web' }] },
+            { name: 'project-mcp', match: { mcpSource: 'project' }, destinations: [{ platform: 'web' }] },
+          ],
+        },
+        PLATFORMS,
+      ),
       [{ platform: 'web' }],
+      PLATFORMS,
     )
     const call = (source?: string): AnswererRequest => {
       const plan = planHook({
@@ -105,14 +113,20 @@ describe('routing hook requests', () => {
 
   it('a toolInput that is not a regular expression stops the start, naming the path', () => {
     expect(() =>
-      validateRoutes({
-        routes: [{ name: 'r', match: { toolInput: 'git (push' }, destinations: [{ platform: 'web' }] }],
-      }),
+      validateRoutes(
+        {
+          routes: [{ name: 'r', match: { toolInput: 'git (push' }, destinations: [{ platform: 'web' }] }],
+        },
+        PLATFORMS,
+      ),
     ).toThrow(RoutesError)
     try {
-      validateRoutes({
-        routes: [{ name: 'r', match: { toolInput: 'git (push' }, destinations: [{ platform: 'web' }] }],
-      })
+      validateRoutes(
+        {
+          routes: [{ name: 'r', match: { toolInput: 'git (push' }, destinations: [{ platform: 'web' }] }],
+        },
+        PLATFORMS,
+      )
     } catch (error) {
       expect((error as RoutesError).problems).toEqual([
         'routes[0].match.toolInput: not a valid regular expression',
@@ -124,7 +138,7 @@ describe('routing hook requests', () => {
 describe('notices: Notification and Stop, per route', () => {
   const problems = (routes: unknown): string[] => {
     try {
-      validateRoutes({ routes })
+      validateRoutes({ routes }, PLATFORMS)
     } catch (error) {
       expect(error).toBeInstanceOf(RoutesError)
       return (error as RoutesError).problems
@@ -135,13 +149,17 @@ describe('notices: Notification and Stop, per route', () => {
 
   it('a route lists the events it posts; the plan carries them, other routes none', () => {
     const noticed = routesRouter(
-      validateRoutes({
-        routes: [
-          { name: 'watched', match: { agentId: 'claude-code:*' }, destinations: web, notices: ['Stop'] },
-          { name: 'rest', destinations: web },
-        ],
-      }),
+      validateRoutes(
+        {
+          routes: [
+            { name: 'watched', match: { agentId: 'claude-code:*' }, destinations: web, notices: ['Stop'] },
+            { name: 'rest', destinations: web },
+          ],
+        },
+        PLATFORMS,
+      ),
       [],
+      PLATFORMS,
     )
     const from = (agent: string): AnswererRequest => ({
       questions: [],

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import type { Agent, AnswererRequest, AskUserQuestionItem } from '../../src/protocol/types.js'
 import { parseDuration } from '../../src/routing/duration.js'
 import { globMatch, loadRoutes, RoutesError, routesRouter, validateRoutes } from '../../src/routing/routes.js'
@@ -16,27 +17,30 @@ const approval: AskUserQuestionItem = {
 }
 const plain: AskUserQuestionItem = { id: 'q', question: 'Which?', header: 'Cache', options: [{ label: 'a' }] }
 
-const file = validateRoutes({
-  routes: [
-    {
-      name: 'prod-approvals',
-      match: { intent: 'approval', agentId: 'deploy-*', header: 'Prod*' },
-      destinations: [{ platform: 'slack', channel: 'C0123ONCALL', mention: ['subteam:S0ONCALL'] }],
-      quorum: 2,
-    },
-    {
-      name: 'explicit',
-      match: { route: 'oncall' },
-      destinations: [{ platform: 'discord', channel: '110000000000000003' }],
-    },
-    { name: 'plans', match: { intent: 'plan-review' }, destinations: [{ platform: 'web' }] },
-    {
-      name: 'builds',
-      match: { agentId: 'build-bot' },
-      destinations: [{ platform: 'discord', channel: '110000000000000004' }],
-    },
-  ],
-})
+const file = validateRoutes(
+  {
+    routes: [
+      {
+        name: 'prod-approvals',
+        match: { intent: 'approval', agentId: 'deploy-*', header: 'Prod*' },
+        destinations: [{ platform: 'slack', channel: 'C0123ONCALL', mention: ['subteam:S0ONCALL'] }],
+        quorum: 2,
+      },
+      {
+        name: 'explicit',
+        match: { route: 'oncall' },
+        destinations: [{ platform: 'discord', channel: '110000000000000003' }],
+      },
+      { name: 'plans', match: { intent: 'plan-review' }, destinations: [{ platform: 'web' }] },
+      {
+        name: 'builds',
+        match: { agentId: 'build-bot' },
+        destinations: [{ platform: 'discord', channel: '110000000000000004' }],
+      },
+    ],
+  },
+  PLATFORMS,
+)
 const defaults = [{ platform: 'web' as const }]
 
 const request = (questions: AskUserQuestionItem[], agentId?: string, route?: string): AnswererRequest => ({
@@ -49,7 +53,7 @@ const request = (questions: AskUserQuestionItem[], agentId?: string, route?: str
 
 describe('routing matrix', () => {
   const logged: string[] = []
-  const router = routesRouter(file, defaults, {
+  const router = routesRouter(file, defaults, PLATFORMS, {
     debug() {},
     info: (m) => logged.push(m),
     warn() {},
@@ -81,7 +85,14 @@ describe('routing matrix', () => {
     expect(plan).toMatchObject({
       name: 'prod-approvals',
       quorum: 2,
-      destinations: [{ platform: 'slack', channel: 'C0123ONCALL', mention: ['subteam:S0ONCALL'] }],
+      // Mentions are parsed once, here, by the platform's module.
+      destinations: [
+        {
+          platform: 'slack',
+          channel: 'C0123ONCALL',
+          mention: [{ platform: 'slack', kind: 'group', id: 'S0ONCALL' }],
+        },
+      ],
     })
     logged.length = 0
     expect(router.resolve(request([plain], 'nobody')).destinations).toEqual(defaults)
@@ -99,7 +110,7 @@ describe('routing matrix', () => {
 describe('routes file errors name the exact path', () => {
   const bad = (routes: unknown) => {
     try {
-      validateRoutes({ routes })
+      validateRoutes({ routes }, PLATFORMS)
     } catch (error) {
       expect(error).toBeInstanceOf(RoutesError)
       return (error as RoutesError).problems
@@ -110,7 +121,7 @@ describe('routes file errors name the exact path', () => {
 
   it('an unknown platform', () => {
     expect(bad([{ name: 'r', destinations: [{ platform: 'matrix', channel: 'x' }] }])).toEqual([
-      'routes[0].destinations[0].platform: platform must be "slack", "discord", "teams" or "web"',
+      'routes[0].destinations[0].platform: platform must be "web", "slack", "discord" or "teams"',
     ])
   })
   it('Teams ids: a channel conversation id, Microsoft Entra object ids for users and mentions', () => {
@@ -181,9 +192,9 @@ describe('routes file errors name the exact path', () => {
     dirs.push(cleanup)
     const path = join(dir, 'routes.json')
     writeFileSync(path, '{"routes": [')
-    expect(() => loadRoutes(path)).toThrow(new RegExp(`${path} is invalid:\\n  - not JSON`))
+    expect(() => loadRoutes(path, PLATFORMS)).toThrow(new RegExp(`${path} is invalid:\\n  - not JSON`))
     writeFileSync(path, JSON.stringify({ routes: [{ name: 'x', destinations: [{ platform: 'web' }] }] }))
-    expect(loadRoutes(path).routes[0]?.name).toBe('x')
+    expect(loadRoutes(path, PLATFORMS).routes[0]?.name).toBe('x')
   })
 })
 

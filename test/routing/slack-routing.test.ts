@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { SlackAdapter } from '../../adapters/slack/index.js'
 import { ChatAnswerer } from '../../src/answerer/chat.js'
 import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
@@ -59,7 +60,7 @@ async function startBridge(fake: FakeSlack, store: Store, c: Clock, options: { g
   const chat = new ChatAnswerer({
     service,
     adapters: [adapter],
-    router: routesRouter(onCallRoutes, DEFAULTS),
+    router: routesRouter(onCallRoutes, DEFAULTS, PLATFORMS),
     now: c.now,
     escalationIntervalMs: 0,
     ...(options.groupTtlMs === undefined ? {} : { groupTtlMs: options.groupTtlMs }),

@@ -11,7 +11,7 @@ import { connect, type Socket } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { buildAdapters } from '../../adapters/compose.js'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { parseConfig } from '../../src/config/env.js'
 import type { Logger } from '../../src/log.js'
 import { serve } from '../../src/server/serve.js'
@@ -108,9 +108,9 @@ describe('security: network edges', () => {
     if (!address) throw new Error('this test needs a non-loopback IPv4 interface to connect from')
     // A host embedding the bridge may pass any Config; bound to every interface, without a token.
     const dir = (await bridge()).dir
-    const config = { ...parseConfig({ ASKBRIDGE_PORT: '0', ASKBRIDGE_DB: join(dir, 'wide.db') }) }
+    const config = { ...parseConfig({ ASKBRIDGE_PORT: '0', ASKBRIDGE_DB: join(dir, 'wide.db') }, PLATFORMS) }
     config.ASKBRIDGE_HOST = '0.0.0.0'
-    const wide = await serve({ config, buildAdapters, escalationIntervalMs: 0 })
+    const wide = await serve({ config, platforms: PLATFORMS, escalationIntervalMs: 0 })
     cleanups.push(() => wide.close())
     const port = new URL(wide.url).port
     const res = await get(`http://${address}:${port}`, '/v1/questions', { host: `127.0.0.1:${port}` })
@@ -148,7 +148,7 @@ describe('security: network edges', () => {
     })
     expect(authed.status).toBe(200)
     // A trusted-proxy list that is not addresses is a configuration error naming the variable.
-    expect(() => parseConfig({ ASKBRIDGE_TRUSTED_PROXIES: '1, proxy.example' })).toThrow(
+    expect(() => parseConfig({ ASKBRIDGE_TRUSTED_PROXIES: '1, proxy.example' }, PLATFORMS)).toThrow(
       /ASKBRIDGE_TRUSTED_PROXIES must be IP addresses/,
     )
   })
@@ -183,7 +183,7 @@ describe('security: network edges', () => {
     const answered = await waiting
     expect(answered.status).toBe(200)
     expect(await answered.json()).toMatchObject({ callId: 'edge-wait', pending: true })
-    expect(() => parseConfig({ ASKBRIDGE_BODY_TIMEOUT: 'soon' })).toThrow(/ASKBRIDGE_BODY_TIMEOUT/)
+    expect(() => parseConfig({ ASKBRIDGE_BODY_TIMEOUT: 'soon' }, PLATFORMS)).toThrow(/ASKBRIDGE_BODY_TIMEOUT/)
   })
 
   it('event streams are capped per client (429) and in total (503), with Retry-After; a closed one frees its place', async () => {
@@ -278,7 +278,9 @@ describe('security: network edges', () => {
     const overloaded = await reply3
     expect(overloaded).toMatch(/^HTTP\/1\.1 503 /)
     expect(overloaded).toContain('"code":"OVERLOADED"')
-    expect(() => parseConfig({ ASKBRIDGE_MAX_CONNECTIONS: '0' })).toThrow(/ASKBRIDGE_MAX_CONNECTIONS/)
+    expect(() => parseConfig({ ASKBRIDGE_MAX_CONNECTIONS: '0' }, PLATFORMS)).toThrow(
+      /ASKBRIDGE_MAX_CONNECTIONS/,
+    )
   })
 
   it('/metrics labels come from the matched route: 50 unknown paths add one series, not 50', async () => {
@@ -308,8 +310,8 @@ describe('security: network edges', () => {
   })
 
   it('held: default bind 127.0.0.1, 0.0.0.0 without a token refused, the 1 MiB body cap, no token in logs', async () => {
-    expect(parseConfig({}).ASKBRIDGE_HOST).toBe('127.0.0.1')
-    expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' })).toThrow(
+    expect(parseConfig({}, PLATFORMS).ASKBRIDGE_HOST).toBe('127.0.0.1')
+    expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' }, PLATFORMS)).toThrow(
       /ASKBRIDGE_API_TOKEN \(or ASKBRIDGE_AGENT_TOKENS\) is required/,
     )
     const b = await bridge()
@@ -330,12 +332,15 @@ describe('security: network edges', () => {
       error: (m, f) => lines.push(`${m} ${JSON.stringify(f ?? {})}`),
     }
     const token = 'secret-edge-token-7890'
-    const config = parseConfig({
-      ASKBRIDGE_PORT: '0',
-      ASKBRIDGE_DB: join(b.dir, 'logs.db'),
-      ASKBRIDGE_API_TOKEN: token,
-    })
-    const logged = await serve({ config, buildAdapters, logger, escalationIntervalMs: 0 })
+    const config = parseConfig(
+      {
+        ASKBRIDGE_PORT: '0',
+        ASKBRIDGE_DB: join(b.dir, 'logs.db'),
+        ASKBRIDGE_API_TOKEN: token,
+      },
+      PLATFORMS,
+    )
+    const logged = await serve({ config, platforms: PLATFORMS, logger, escalationIntervalMs: 0 })
     cleanups.push(() => logged.close())
     const wrong = await get(logged.url, '/v1/questions', {
       authorization: `Bearer ${token}x`,

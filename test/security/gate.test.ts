@@ -5,6 +5,7 @@
  * no refused attempt changes the card.
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import type { WebCardView } from '../../adapters/web/client/types.js'
 import type { CardState } from '../../src/card/types.js'
 import { ConfigError, parseConfig } from '../../src/config/env.js'
@@ -257,7 +258,7 @@ describe('agents and reviewers hold different credentials', () => {
     )
     let error: unknown
     try {
-      parseConfig({ ASKBRIDGE_AGENT_TOKENS: file, ASKBRIDGE_PORT: 'nope' })
+      parseConfig({ ASKBRIDGE_AGENT_TOKENS: file, ASKBRIDGE_PORT: 'nope' }, PLATFORMS)
     } catch (e) {
       error = e
     }
@@ -536,6 +537,6 @@ describe('rate limits', () => {
 
 describe('held', () => {
   it('0.0.0.0 without a token is refused', () => {
-    expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' })).toThrow(ConfigError)
+    expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' }, PLATFORMS)).toThrow(ConfigError)
   })
 })

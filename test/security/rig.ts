@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildAdapters } from '../../adapters/compose.js'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { parseConfig } from '../../src/config/env.js'
 import type { Logger } from '../../src/log.js'
 import { type RoutesFile, validateRoutes } from '../../src/routing/routes.js'
@@ -67,7 +67,9 @@ export async function startSecure(
     warn: push('warn'),
     error: push('error'),
   }
-  const routes: RoutesFile | undefined = options.routes ? validateRoutes(options.routes) : undefined
+  const routes: RoutesFile | undefined = options.routes
+    ? validateRoutes(options.routes, PLATFORMS)
+    : undefined
   const closers: Array<() => Promise<void>> = []
   const bridge = await onFreePort(async (port) => {
     const url = `http://127.0.0.1:${port}`
@@ -82,15 +84,18 @@ export async function startSecure(
         ASKBRIDGE_PUBLIC_URL: url,
       }
     }
-    const config = parseConfig({
-      ASKBRIDGE_PORT: String(port),
-      ASKBRIDGE_DB: join(dir, `bridge-${port}.db`),
-      ...issuer,
-      ...env,
-    })
+    const config = parseConfig(
+      {
+        ASKBRIDGE_PORT: String(port),
+        ASKBRIDGE_DB: join(dir, `bridge-${port}.db`),
+        ...issuer,
+        ...env,
+      },
+      PLATFORMS,
+    )
     return serve({
       config,
-      buildAdapters,
+      platforms: PLATFORMS,
       logger,
       heartbeatMs: 100,
       escalationIntervalMs: 0,

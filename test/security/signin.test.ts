@@ -10,7 +10,7 @@ import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { buildAdapters } from '../../adapters/compose.js'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { ConfigError, parseConfig } from '../../src/config/env.js'
 import type { Logger } from '../../src/log.js'
 import { type BridgeHandle, serve } from '../../src/server/serve.js'
@@ -66,14 +66,22 @@ async function start(options: { publicUrl?: (url: string) => string; db?: string
     const url = `http://127.0.0.1:${port}`
     const publicUrl = options.publicUrl?.(url) ?? url
     const provider = await startProvider(`${publicUrl}/inbox/callback`)
-    const config = parseConfig({
-      ASKBRIDGE_PORT: String(port),
-      ASKBRIDGE_DB: options.db ?? join(dir, 'bridge.db'),
-      ASKBRIDGE_PUBLIC_URL: publicUrl,
-      ...oidcEnv(provider.issuer),
-    })
+    const config = parseConfig(
+      {
+        ASKBRIDGE_PORT: String(port),
+        ASKBRIDGE_DB: options.db ?? join(dir, 'bridge.db'),
+        ASKBRIDGE_PUBLIC_URL: publicUrl,
+        ...oidcEnv(provider.issuer),
+      },
+      PLATFORMS,
+    )
     try {
-      const bridge: BridgeHandle = await serve({ config, buildAdapters, logger, escalationIntervalMs: 0 })
+      const bridge: BridgeHandle = await serve({
+        config,
+        platforms: PLATFORMS,
+        logger,
+        escalationIntervalMs: 0,
+      })
       return { bridge, url, provider }
     } catch (error) {
       await provider.close()
@@ -159,13 +167,16 @@ describe('security: inbox sign-in', () => {
     const a = await start({ db: schema.url })
     // B: the same database and client, its own port; it only checks sessions.
     const b = await serve({
-      config: parseConfig({
-        ASKBRIDGE_PORT: '0',
-        ASKBRIDGE_DB: schema.url,
-        ASKBRIDGE_PUBLIC_URL: a.url,
-        ...oidcEnv(a.provider.issuer),
-      }),
-      buildAdapters,
+      config: parseConfig(
+        {
+          ASKBRIDGE_PORT: '0',
+          ASKBRIDGE_DB: schema.url,
+          ASKBRIDGE_PUBLIC_URL: a.url,
+          ...oidcEnv(a.provider.issuer),
+        },
+        PLATFORMS,
+      ),
+      platforms: PLATFORMS,
       escalationIntervalMs: 0,
     })
     cleanups.push(() => b.close())
@@ -198,8 +209,8 @@ describe('security: inbox sign-in', () => {
     const location = new URL(String(res.headers.location))
     expect(location.searchParams.get('redirect_uri')).toBe(`${url}/inbox/callback`)
     // Sign-in without either setting is a configuration error naming both.
-    expect(() => parseConfig(oidcEnv('https://accounts.example.com'))).toThrow(ConfigError)
-    expect(() => parseConfig(oidcEnv('https://accounts.example.com'))).toThrow(
+    expect(() => parseConfig(oidcEnv('https://accounts.example.com'), PLATFORMS)).toThrow(ConfigError)
+    expect(() => parseConfig(oidcEnv('https://accounts.example.com'), PLATFORMS)).toThrow(
       /ASKBRIDGE_OIDC_REDIRECT_URI or ASKBRIDGE_PUBLIC_URL is needed/,
     )
   })

@@ -5,6 +5,7 @@
  * hanging or dropped.
  */
 import { afterEach, expect, it } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { askThroughRestarts, BridgeClient } from '../../src/cli/client.js'
 import { parseConfig } from '../../src/config/env.js'
 import { act, cardPosted, startBridge, type TestBridge, until } from './helpers.js'
@@ -113,8 +114,10 @@ it('askbridge ask (askThroughRestarts) asks again after OVERLOADED until it is t
 })
 
 it('the limit is validated and defaults to 5000', () => {
-  expect(parseConfig({}).ASKBRIDGE_MAX_WAITING_ASKS).toBe(5000)
-  expect(parseConfig({ ASKBRIDGE_MAX_WAITING_ASKS: '12' }).ASKBRIDGE_MAX_WAITING_ASKS).toBe(12)
+  expect(parseConfig({}, PLATFORMS).ASKBRIDGE_MAX_WAITING_ASKS).toBe(5000)
+  expect(parseConfig({ ASKBRIDGE_MAX_WAITING_ASKS: '12' }, PLATFORMS).ASKBRIDGE_MAX_WAITING_ASKS).toBe(12)
   for (const bad of ['0', '-3', '1.5', 'many'])
-    expect(() => parseConfig({ ASKBRIDGE_MAX_WAITING_ASKS: bad }), bad).toThrow(/ASKBRIDGE_MAX_WAITING_ASKS/)
+    expect(() => parseConfig({ ASKBRIDGE_MAX_WAITING_ASKS: bad }, PLATFORMS), bad).toThrow(
+      /ASKBRIDGE_MAX_WAITING_ASKS/,
+    )
 })

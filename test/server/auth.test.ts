@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { ConfigError, parseConfig } from '../../src/config/env.js'
 import { act, cardPosted, request, startBridge, type TestBridge } from './helpers.js'
 
@@ -155,12 +156,15 @@ describe('without a token', () => {
   })
 
   test('serve refuses to listen beyond loopback', () => {
-    expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' })).toThrow(ConfigError)
-    expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' })).toThrow(
+    expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' }, PLATFORMS)).toThrow(ConfigError)
+    expect(() => parseConfig({ ASKBRIDGE_HOST: '0.0.0.0' }, PLATFORMS)).toThrow(
       /ASKBRIDGE_API_TOKEN \(or ASKBRIDGE_AGENT_TOKENS\) is required/,
     )
-    expect(parseConfig({ ASKBRIDGE_HOST: '0.0.0.0', ASKBRIDGE_API_TOKEN: TOKEN }).ASKBRIDGE_HOST).toBe(
-      '0.0.0.0',
-    )
+    expect(
+      parseConfig({ ASKBRIDGE_HOST: '0.0.0.0', ASKBRIDGE_API_TOKEN: TOKEN }, PLATFORMS).ASKBRIDGE_HOST,
+    ).toBe('0.0.0.0')
+    expect(
+      parseConfig({ ASKBRIDGE_HOST: '0.0.0.0', ASKBRIDGE_API_TOKEN: TOKEN }, PLATFORMS).ASKBRIDGE_HOST,
+    ).toBe('0.0.0.0')
   })
 })

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildAdapters } from '../../adapters/compose.js'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import type { WebCardView } from '../../adapters/web/client/types.js'
 import { parseConfig } from '../../src/config/env.js'
 import type {
@@ -26,10 +26,13 @@ export async function startBridge(
 ): Promise<TestBridge> {
   const own = dir === undefined
   const home = dir ?? mkdtempSync(join(tmpdir(), 'askbridge-server-'))
-  const config = parseConfig({ ASKBRIDGE_PORT: '0', ASKBRIDGE_DB: join(home, 'bridge.db'), ...env })
+  const config = parseConfig(
+    { ASKBRIDGE_PORT: '0', ASKBRIDGE_DB: join(home, 'bridge.db'), ...env },
+    PLATFORMS,
+  )
   const bridge = await serve({
     config,
-    buildAdapters,
+    platforms: PLATFORMS,
     heartbeatMs: 100,
     escalationIntervalMs: 0,
     ...(replicas ? { replicas } : {}),

@@ -1,18 +1,21 @@
 /** A host embedding the bridge gets the same stop as `askbridge serve` for platforms no question reaches. */
 import { expect, test } from 'vitest'
-import { buildAdapters } from '../../adapters/compose.js'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { ConfigError, parseConfig } from '../../src/config/env.js'
 import { serve } from '../../src/server/serve.js'
 
 test('serve() refuses a route to an unconfigured platform and a configured platform nothing reaches', async () => {
-  const config = parseConfig({
-    ASKBRIDGE_PORT: '0',
-    ASKBRIDGE_DB: ':memory:',
-    DISCORD_BOT_TOKEN: 'discord-test-token',
-  })
+  const config = parseConfig(
+    {
+      ASKBRIDGE_PORT: '0',
+      ASKBRIDGE_DB: ':memory:',
+      DISCORD_BOT_TOKEN: 'discord-test-token',
+    },
+    PLATFORMS,
+  )
   const starting = serve({
     config,
-    buildAdapters,
+    platforms: PLATFORMS,
     routes: { routes: [{ name: 'oncall', destinations: [{ platform: 'slack', channel: 'C0ONCALL' }] }] },
   })
   await expect(starting).rejects.toBeInstanceOf(ConfigError)

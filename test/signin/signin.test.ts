@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { buildAdapters } from '../../adapters/compose.js'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { ConfigError, parseConfig } from '../../src/config/env.js'
 import type { Logger } from '../../src/log.js'
 import { validateRoutes } from '../../src/routing/routes.js'
@@ -58,19 +58,22 @@ async function start(
   const { bridge, url, provider } = await onFreePort(async (port) => {
     const url = `http://127.0.0.1:${port}`
     const provider = await startProvider(`${url}/inbox/callback`)
-    const config = parseConfig({
-      ASKBRIDGE_PORT: String(port),
-      ASKBRIDGE_DB: join(dir, `bridge-${port}.db`),
-      ASKBRIDGE_OIDC_ISSUER: provider.issuer,
-      ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
-      ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
-      ASKBRIDGE_PUBLIC_URL: url,
-      ...options.env,
-    })
+    const config = parseConfig(
+      {
+        ASKBRIDGE_PORT: String(port),
+        ASKBRIDGE_DB: join(dir, `bridge-${port}.db`),
+        ASKBRIDGE_OIDC_ISSUER: provider.issuer,
+        ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
+        ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+        ASKBRIDGE_PUBLIC_URL: url,
+        ...options.env,
+      },
+      PLATFORMS,
+    )
     try {
       const bridge: BridgeHandle = await serve({
         config,
-        buildAdapters,
+        platforms: PLATFORMS,
         logger,
         heartbeatMs: 100,
         escalationIntervalMs: 0,
@@ -257,22 +260,25 @@ describe('inbox sign-in', () => {
     const dir = mkdtempSync(join(tmpdir(), 'askbridge-signin-'))
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
     const port = await freePort()
-    const config = parseConfig({
-      ASKBRIDGE_PORT: '0',
-      ASKBRIDGE_DB: join(dir, 'bridge.db'),
-      ASKBRIDGE_OIDC_ISSUER: `http://127.0.0.1:${port}`,
-      ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
-      ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
-      ASKBRIDGE_PUBLIC_URL: 'http://127.0.0.1:8787',
-    })
-    const error = await serve({ config, buildAdapters }).catch((e: unknown) => e)
+    const config = parseConfig(
+      {
+        ASKBRIDGE_PORT: '0',
+        ASKBRIDGE_DB: join(dir, 'bridge.db'),
+        ASKBRIDGE_OIDC_ISSUER: `http://127.0.0.1:${port}`,
+        ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
+        ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+        ASKBRIDGE_PUBLIC_URL: 'http://127.0.0.1:8787',
+      },
+      PLATFORMS,
+    )
+    const error = await serve({ config, platforms: PLATFORMS }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ConfigError)
     expect((error as ConfigError).message).toContain(
       `ASKBRIDGE_OIDC_ISSUER: cannot use the OpenID Connect provider at http://127.0.0.1:${port}`,
     )
     expect((error as ConfigError).message).not.toContain(CLIENT_SECRET)
     // Half the variables is a configuration error too.
-    expect(() => parseConfig({ ASKBRIDGE_OIDC_ISSUER: 'https://accounts.google.com' })).toThrow(
+    expect(() => parseConfig({ ASKBRIDGE_OIDC_ISSUER: 'https://accounts.google.com' }, PLATFORMS)).toThrow(
       /ASKBRIDGE_OIDC_CLIENT_ID and ASKBRIDGE_OIDC_CLIENT_SECRET are needed with ASKBRIDGE_OIDC_ISSUER/,
     )
   })
@@ -280,17 +286,20 @@ describe('inbox sign-in', () => {
   it('a quorum approval by the same person on Slack and in the inbox counts once', async () => {
     const slack = await FakeSlack.start({ pingIntervalMs: 1000 })
     cleanups.push(() => slack.close())
-    const routes = validateRoutes({
-      people: { 'alice@example.com': { slack: 'U0ALICE' } },
-      routes: [
-        {
-          name: 'two-person',
-          destinations: [{ platform: 'slack', channel: 'C0GATE' }, { platform: 'web' }],
-          responders: { people: ['email:alice@example.com', 'email:bob@example.com'] },
-          quorum: 2,
-        },
-      ],
-    })
+    const routes = validateRoutes(
+      {
+        people: { 'alice@example.com': { slack: 'U0ALICE' } },
+        routes: [
+          {
+            name: 'two-person',
+            destinations: [{ platform: 'slack', channel: 'C0GATE' }, { platform: 'web' }],
+            responders: { people: ['email:alice@example.com', 'email:bob@example.com'] },
+            quorum: 2,
+          },
+        ],
+      },
+      PLATFORMS,
+    )
     const { url } = await start({
       routes,
       env: {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { isPostPending } from '../../src/answerer/adapter.js'
 import { decodeComponentId } from '../../src/card/codec.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
+import { mentions } from '../helpers/mentions.js'
 import { keyFor, until } from '../helpers/service.js'
 import {
   type Bridge,
@@ -62,7 +63,7 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
 
   it('single-select: updated in place, who and when, no live buttons; agent text pings nobody', async () => {
     const b = await start({
-      destinations: [{ platform: 'slack', channel: 'C0Q', mention: ['subteam:S0ONCALL'] }],
+      destinations: [{ platform: 'slack', channel: 'C0Q', mention: mentions('slack', 'subteam:S0ONCALL') }],
     })
     const asking = b.service.ask({ questions: [colour], agent: b.agent(), wait: { callId: 'one' } })
     await posted('one')
@@ -148,7 +149,9 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
 
   it('responders by Slack user group (usergroups.users.list)', async () => {
     const b = await start({
-      destinations: [{ platform: 'slack', channel: 'C0ONCALL', mention: ['subteam:S0ONCALL'] }],
+      destinations: [
+        { platform: 'slack', channel: 'C0ONCALL', mention: mentions('slack', 'subteam:S0ONCALL') },
+      ],
       responders: { slack: { groups: ['S0ONCALL'] } },
     })
     rig.fake.usergroups.set('S0ONCALL', ['U0ANN'])

@@ -6,6 +6,7 @@ import { cardRef, decodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { checkMessage, mentionsIn } from '../fakes/slack/validate.js'
+import { mentions } from '../helpers/mentions.js'
 import { blocksText } from './rig.js'
 
 const NOW = Date.UTC(2030, 0, 2, 3, 4, 5)
@@ -261,7 +262,7 @@ describe('lists of people stay within a text object', () => {
         approvals: people(n),
         responders: { slack: { users: ids(n), groups: ids(n).map((u) => u.replace('U', 'S')) } },
       }),
-      { mentions: ids(n).map((u) => `user:${u}`) },
+      { mentions: ids(n).map((id) => ({ platform: 'slack', kind: 'user' as const, id })) },
     )
     expect(text(m)).toContain('Deploy?')
     expect(text(m)).toContain(`${n} of ${n + 1} approvals`)
@@ -280,7 +281,15 @@ describe('safety', () => {
         options: [{ label: evil, description: evil }, { label: 'ok' }],
       },
     ])
-    const m = render(c, { mentions: ['subteam:S0ONCALL', 'user:U0LEAD', 'user:<!channel>', 'role:R1'] })
+    const m = render(c, {
+      mentions: [
+        ...mentions('slack', 'subteam:S0ONCALL', 'user:U0LEAD'),
+        // A malformed id, another platform's mention, a kind Slack has not: none is printed.
+        { platform: 'slack', kind: 'user', id: '<!channel>' },
+        { platform: 'discord', kind: 'role', id: '110000000000000010' },
+        { platform: 'slack', kind: 'role', id: 'R1' },
+      ],
+    })
     const found = m.flatMap((msg) => mentionsIn(msg))
     expect(found.sort()).toEqual(['!subteam^S0ONCALL', '@U0LEAD'])
     expect(text(m)).toContain('<!channel>') // shown as text, not parsed

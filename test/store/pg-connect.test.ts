@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { parseConfig, secretsOf } from '../../src/config/env.js'
 import { migrate, openPostgres, StoreOpenError } from '../../src/store/pg-connect.js'
 import { MIGRATIONS } from '../../src/store/pg-migrations.js'
@@ -37,11 +38,13 @@ describe('ASKBRIDGE_DB postgres URLs', () => {
   })
 
   it('configuration names a bad URL under ASKBRIDGE_DB and keeps its password out of logs', () => {
-    expect(() => parseConfig({ ASKBRIDGE_DB: 'postgres://u:pw@db/x?schema=no-dash' })).toThrow(
+    expect(() => parseConfig({ ASKBRIDGE_DB: 'postgres://u:pw@db/x?schema=no-dash' }, PLATFORMS)).toThrow(
       /ASKBRIDGE_DB schema must be/,
     )
-    const config = parseConfig({ ASKBRIDGE_DB: 'sqlite::memory:' })
-    expect(secretsOf({ ...config, ASKBRIDGE_DB: 'postgres://u:hunter22@db/x' })).toContain('hunter22')
+    const config = parseConfig({ ASKBRIDGE_DB: 'sqlite::memory:' }, PLATFORMS)
+    expect(secretsOf({ ...config, ASKBRIDGE_DB: 'postgres://u:hunter22@db/x' }, PLATFORMS)).toContain(
+      'hunter22',
+    )
   })
 })
 

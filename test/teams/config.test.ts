@@ -1,12 +1,12 @@
 /** A Teams configuration mistake stops `serve` with a message that names the variable. */
 import { expect, test } from 'vitest'
-import { buildAdapters } from '../../adapters/compose.js'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { ConfigError, parseConfig, secretsOf } from '../../src/config/env.js'
 import { serve } from '../../src/server/serve.js'
 
 const problems = (env: Record<string, string>): string[] => {
   try {
-    parseConfig({ ASKBRIDGE_DB: ':memory:', ...env })
+    parseConfig({ ASKBRIDGE_DB: ':memory:', ...env }, PLATFORMS)
     return []
   } catch (error) {
     return (error as ConfigError).problems
@@ -39,27 +39,33 @@ test('every Teams variable is checked, and every problem is named at once', () =
 })
 
 test('the app password is a secret', () => {
-  const config = parseConfig({
-    ASKBRIDGE_DB: ':memory:',
-    TEAMS_APP_ID: APP,
-    TEAMS_APP_PASSWORD: 'teams-secret-value',
-    TEAMS_TENANT_ID: TENANT,
-    TEAMS_SERVICE_URL: 'https://smba.trafficmanager.net/emea/',
-    TEAMS_CHANNEL: '19:abc@thread.tacv2',
-  })
-  expect(secretsOf(config)).toContain('teams-secret-value')
+  const config = parseConfig(
+    {
+      ASKBRIDGE_DB: ':memory:',
+      TEAMS_APP_ID: APP,
+      TEAMS_APP_PASSWORD: 'teams-secret-value',
+      TEAMS_TENANT_ID: TENANT,
+      TEAMS_SERVICE_URL: 'https://smba.trafficmanager.net/emea/',
+      TEAMS_CHANNEL: '19:abc@thread.tacv2',
+    },
+    PLATFORMS,
+  )
+  expect(secretsOf(config, PLATFORMS)).toContain('teams-secret-value')
 })
 
 test('serve() stops when Teams is configured but no question would reach it', async () => {
-  const config = parseConfig({
-    ASKBRIDGE_PORT: '0',
-    ASKBRIDGE_DB: ':memory:',
-    TEAMS_APP_ID: APP,
-    TEAMS_APP_PASSWORD: 'teams-secret-value',
-    TEAMS_TENANT_ID: TENANT,
-    TEAMS_SERVICE_URL: 'https://smba.trafficmanager.net/emea/',
-  })
-  const starting = serve({ config, buildAdapters })
+  const config = parseConfig(
+    {
+      ASKBRIDGE_PORT: '0',
+      ASKBRIDGE_DB: ':memory:',
+      TEAMS_APP_ID: APP,
+      TEAMS_APP_PASSWORD: 'teams-secret-value',
+      TEAMS_TENANT_ID: TENANT,
+      TEAMS_SERVICE_URL: 'https://smba.trafficmanager.net/emea/',
+    },
+    PLATFORMS,
+  )
+  const starting = serve({ config, platforms: PLATFORMS })
   await expect(starting).rejects.toBeInstanceOf(ConfigError)
   await starting.catch((error: ConfigError) => {
     expect(error.problems.join('\n')).toContain('TEAMS_CHANNEL is not set')

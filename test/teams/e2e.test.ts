@@ -6,6 +6,7 @@
  * quorum (the people map), a person known only by the e-mail Teams reports, and mentions.
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import { PLATFORMS } from '../../adapters/platforms.js'
 import { SlackAdapter } from '../../adapters/slack/index.js'
 import { ChatAnswerer } from '../../src/answerer/chat.js'
 import { decodeComponentId } from '../../src/card/codec.js'
@@ -51,28 +52,31 @@ async function start(channelMention = false) {
   cleanups.push(() => slack.close())
   slack.users.set(annSlack.id, { name: 'Ann', email: 'ann@example.com' })
   slack.users.set(bobSlack.id, { name: 'Bob', email: 'bob@example.com' })
-  const routes = validateRoutes({
-    people: { 'ann@example.com': { slack: annSlack.id, teams: ANN } },
-    routes: [
-      {
-        name: 'prod',
-        destinations: [
-          {
-            platform: 'teams',
-            channel: teams.fake.channelId,
-            ...(channelMention ? { mention: [`user:${ANN}`] } : {}),
+  const routes = validateRoutes(
+    {
+      people: { 'ann@example.com': { slack: annSlack.id, teams: ANN } },
+      routes: [
+        {
+          name: 'prod',
+          destinations: [
+            {
+              platform: 'teams',
+              channel: teams.fake.channelId,
+              ...(channelMention ? { mention: [`user:${ANN}`] } : {}),
+            },
+            { platform: 'slack', channel: 'C0ONCALL' },
+          ],
+          responders: {
+            teams: { users: [ANN] },
+            slack: { users: [annSlack.id, bobSlack.id] },
+            people: ['email:carol@example.com'],
           },
-          { platform: 'slack', channel: 'C0ONCALL' },
-        ],
-        responders: {
-          teams: { users: [ANN] },
-          slack: { users: [annSlack.id, bobSlack.id] },
-          people: ['email:carol@example.com'],
+          quorum: 2,
         },
-        quorum: 2,
-      },
-    ],
-  })
+      ],
+    },
+    PLATFORMS,
+  )
   const store = openStore('memory')
   const service = new UserQuestionService({ store })
   const slackAdapter = new SlackAdapter({
@@ -84,7 +88,7 @@ async function start(channelMention = false) {
   const chat = new ChatAnswerer({
     service,
     adapters: [teams.adapter, slackAdapter],
-    router: routesRouter(routes, []),
+    router: routesRouter(routes, [], PLATFORMS),
     people: new People(routes.people),
     escalationIntervalMs: 0,
   })
