@@ -51,6 +51,11 @@ export interface TeamsAdapterOptions {
   publicUrl?: string
   /** Answer an invoke by this long even if the work goes on. @default 4000 (Teams allows 5 s) */
   invokeAnswerMs?: number
+  /**
+   * Conversations whose rosters `lookupByEmail` searches (the default channel, TEAMS_CHANNEL);
+   * every channel a card is posted to or clicked in is added.
+   */
+  channels?: readonly string[]
   /** Pace calls per conversation (turn off only against a fake without limits). @default true */
   pace?: boolean
   logger?: Logger
@@ -91,6 +96,11 @@ export class TeamsAdapter implements ChatAdapter {
   private readonly teamsIds = new Map<string, string>()
   private readonly chats = new Map<string, string>()
   private readonly pending = new Set<Promise<unknown>>()
+  /** Channels whose rosters are searched by e-mail, in the order they became known. */
+  private readonly channels = new Set<string>()
+  /** Per channel: e-mail and UPN (lower case) -> Entra object id, cached like members. */
+  private readonly rosters = new Map<string, { byAddress: Map<string, string>; at: number }>()
+  private readonly rosterLoads = new Map<string, Promise<Map<string, string> | undefined>>()
 
   constructor(options: TeamsAdapterOptions) {
     // The SDK lets requests through unverified when no client id is configured: never here.
@@ -109,6 +119,7 @@ export class TeamsAdapter implements ChatAdapter {
       validateIssuer: true,
     } as AuthConfiguration)
     this.verify = authorizeJWT(this.auth)
+    for (const channel of options.channels ?? []) this.channels.add(channel)
     this.transport = new TeamsTransport({
       serviceUrl: options.serviceUrl,
       tokens: new TokenSource({ ...options, authorityUrl }),
@@ -141,6 +152,7 @@ export class TeamsAdapter implements ChatAdapter {
   async post(card: CardState, destination: Destination): Promise<TeamsRef> {
     const conversationId = destination.channel
     if (!conversationId) throw new Error('Teams posts to a channel: the destination names none')
+    this.channels.add(conversationId)
     const mentions = await this.mentionsOf(conversationId, destination.mention ?? [])
     const activityId = await this.transport.send(conversationId, this.render(card, mentions))
     return { conversationId, activityId, ...(mentions.length ? { mentions } : {}) }
@@ -186,6 +198,55 @@ export class TeamsAdapter implements ChatAdapter {
       else this.log.warn('a Teams mention names someone Teams does not know in this channel', { id })
     }
     return out
+  }
+
+  /**
+   * The Teams user (Microsoft Entra object id) with this e-mail address, for on-call people and
+   * responders listed by e-mail: the rosters of the channels askbridge knows, matched on e-mail or
+   * user principal name without regard to case; undefined when nobody there has it.
+   */
+  async lookupByEmail(email: string): Promise<string | undefined> {
+    const wanted = email.trim().toLowerCase()
+    for (const conversationId of [...this.channels]) {
+      const found = (await this.roster(conversationId))?.get(wanted)
+      if (found) return found
+    }
+    return undefined
+  }
+
+  /** A channel's roster by address, from the cache while it is fresh; one load at a time. */
+  private async roster(conversationId: string): Promise<Map<string, string> | undefined> {
+    const cached = this.rosters.get(conversationId)
+    if (cached && Date.now() - cached.at < MEMBER_TTL_MS) return cached.byAddress
+    let loading = this.rosterLoads.get(conversationId)
+    if (!loading) {
+      loading = this.loadRoster(conversationId).finally(() => this.rosterLoads.delete(conversationId))
+      this.rosterLoads.set(conversationId, loading)
+    }
+    return loading
+  }
+
+  private async loadRoster(conversationId: string): Promise<Map<string, string> | undefined> {
+    const members = await this.transport.roster(conversationId)
+    if (!members) {
+      this.log.warn('askbridge is not in this Teams channel: its members cannot be looked up', {
+        conversationId,
+      })
+      return undefined
+    }
+    const byAddress = new Map<string, string>()
+    const at = Date.now()
+    for (const m of members) {
+      if (!m.aadObjectId) continue
+      for (const address of [m.email, m.userPrincipalName])
+        if (address) byAddress.set(address.toLowerCase(), m.aadObjectId)
+      // What the roster says also serves mentions and clicks without another look-up.
+      const entry = { ...(m.email ? { email: m.email } : {}), ...(m.name ? { name: m.name } : {}), at }
+      this.members.set(m.aadObjectId, entry)
+      this.members.set(m.id, entry)
+    }
+    this.rosters.set(conversationId, { byAddress, at })
+    return byAddress
   }
 
   private async member(conversationId: string, userId: string) {
@@ -244,6 +305,7 @@ export class TeamsAdapter implements ChatAdapter {
       return
     }
     this.teamsIds.set(parsed.actor.userId, parsed.teamsUserId)
+    this.channels.add(channelOf(parsed.conversationId))
     const work = this.track(this.invoke(parsed))
     const answer = await within(work, this.options.invokeAnswerMs ?? L.invokeMs - 1000, undefined)
     if (answer) {
@@ -301,7 +363,7 @@ export class TeamsAdapter implements ChatAdapter {
       // quorum and requester exclusion know them; a card that asks none of that costs no look-up.
       if (card && (card.responders || card.quorum > 1 || card.excluded)) {
         const member = await within(
-          this.member(parsed.conversationId.split(';')[0] ?? parsed.conversationId, parsed.teamsUserId),
+          this.member(channelOf(parsed.conversationId), parsed.teamsUserId),
           MEMBER_WAIT_MS,
           undefined,
         )
@@ -331,6 +393,11 @@ export class TeamsAdapter implements ChatAdapter {
     void promise.finally(() => this.pending.delete(promise)).catch(() => {})
     return promise
   }
+}
+
+/** The channel of a conversation id that names a message in it (`19:…@thread.tacv2;messageid=…`). */
+function channelOf(conversationId: string): string {
+  return conversationId.split(';')[0] || conversationId
 }
 
 /** An invoke response that shows the person a message (and leaves the card as it is). */

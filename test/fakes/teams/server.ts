@@ -5,8 +5,9 @@
  * - Entra: `POST /{tenant}/oauth2/v2.0/token` (client credentials -> an access token),
  *   `GET /{tenant}/discovery/v2.0/keys` (the JWKS inbound tokens are checked against) and the
  *   OpenID metadata beside it.
- * - Connector (v3, under `serviceUrl`): send an activity, update an activity, get a member,
- *   create a one-to-one conversation. Every call needs a token the fake issued; every message is
+ * - Connector (v3, under `serviceUrl`): send an activity, update an activity, get a member, read
+ *   a channel's roster (`members`, and `pagedmembers` with `pageSize` 50–500 and a
+ *   continuation token, as Teams pages it), create a one-to-one conversation. Every call needs a token the fake issued; every message is
  *   checked (validate.ts: shape, Adaptive Card 1.5, ~28 KB: 413 past it) and recorded.
  * - Rate limits per conversation as Teams documents them (7/1 s, 8/2 s, 60/30 s): 429 with
  *   Retry-After past them, and injected 429s for tests.
@@ -34,6 +35,8 @@ export interface FakeTeamsUser {
   aadObjectId: string
   name: string
   email?: string
+  /** User principal name, when it differs from the e-mail address. */
+  upn?: string
 }
 
 export interface StoredActivity {
@@ -83,8 +86,10 @@ export class FakeTeams {
   /** Payloads refused (shape or size), with why. */
   readonly rejected: Array<{ path: string; problems: string[] }> = []
   readonly requests: TeamsRequestLog[] = []
-  /** Members the connector knows, by Entra object id. */
+  /** Members the connector knows, by Entra object id (every channel's roster has them all). */
   readonly members = new Map<string, FakeTeamsUser>()
+  /** Channels the bot is in (others' rosters answer 404). */
+  readonly channels = new Set<string>([this.channelId])
   /** Where invokes go (`http://127.0.0.1:PORT/teams/messages`); set by the test. */
   botUrl = ''
   private server: Server | undefined
@@ -350,19 +355,35 @@ export class FakeTeams {
       return send(201, { id })
     }
     if (!conversationId) return send(404, { error: { code: 'NotFound', message: path } })
+    // GET /v3/conversations/{id}/members and /pagedmembers: the channel's roster.
+    if (
+      req.method === 'GET' &&
+      parts.length === 3 &&
+      (parts[2] === 'members' || parts[2] === 'pagedmembers')
+    ) {
+      if (!this.channels.has(conversationId))
+        return send(404, { error: { code: 'ConversationNotFound', message: 'the bot is not in it' } })
+      const all = [...this.members.values()].map((m) => this.account(m))
+      if (parts[2] === 'members') return send(200, all)
+      const rawSize = url.searchParams.get('pageSize')
+      const size = rawSize === null ? 200 : Number(rawSize)
+      const token = url.searchParams.get('continuationToken')
+      const from = token === null ? 0 : Number(Buffer.from(token, 'base64url').toString('utf8'))
+      if (!Number.isInteger(size) || size < 1 || !Number.isInteger(from) || from < 0 || from > all.length)
+        return send(400, { error: { code: 'BadArgument', message: 'pageSize or continuationToken' } })
+      // Teams reads a page size under 50 as 50 and caps it at 500.
+      const take = Math.min(500, Math.max(50, size))
+      const members = all.slice(from, from + take)
+      const next =
+        from + take < all.length ? Buffer.from(String(from + take)).toString('base64url') : undefined
+      return send(200, { members, ...(next ? { continuationToken: next } : {}) })
+    }
     // GET /v3/conversations/{id}/members/{userId}
     if (req.method === 'GET' && parts[2] === 'members' && parts[3]) {
       const aad = parts[3].replace(/^29:/, '')
       const m = this.members.get(aad)
       if (!m) return send(404, { error: { code: 'MemberNotFoundInConversation', message: 'not a member' } })
-      return send(200, {
-        id: `29:${m.aadObjectId}`,
-        name: m.name,
-        aadObjectId: m.aadObjectId,
-        ...(m.email ? { email: m.email, userPrincipalName: m.email } : {}),
-        tenantId: this.tenantId,
-        userRole: 'user',
-      })
+      return send(200, this.account(m))
     }
     if (parts[2] !== 'activities') return send(404, { error: { code: 'NotFound', message: path } })
     const raw = await readBody(req)
@@ -392,6 +413,18 @@ export class FakeTeams {
       return send(200, { id: stored.id })
     }
     return send(405, { error: { code: 'MethodNotAllowed', message: `${req.method} ${path}` } })
+  }
+
+  /** A member as Teams reports them (TeamsChannelAccount). */
+  private account(m: FakeTeamsUser): Json {
+    return {
+      id: `29:${m.aadObjectId}`,
+      name: m.name,
+      aadObjectId: m.aadObjectId,
+      ...(m.email ? { email: m.email, userPrincipalName: m.upn ?? m.email } : {}),
+      tenantId: this.tenantId,
+      userRole: 'user',
+    }
   }
 
   /** Take one operation in a conversation's windows; ms to wait when over. */
