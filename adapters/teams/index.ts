@@ -18,13 +18,15 @@ import {
   type CardHost,
   type ChatAdapter,
   type InteractionOutcome,
+  LIVE_STATUSES,
   type Logger,
   type Notice,
   notAppliedMessage,
+  respondersOn,
   silentLogger,
   within,
 } from '../../src/adapter-kit.js'
-import { onCard, parseInvoke, readActivity } from './decode.js'
+import { onCard, type ParsedRefresh, parseInvoke, parseRefresh, readActivity } from './decode.js'
 import { TEAMS_LIMITS as L } from './limits.js'
 import { noticeToTeamsMessage } from './notice.js'
 import { CARD_CONTENT_TYPE, cardToTeamsMessage, type TeamsMention } from './render.js'
@@ -74,6 +76,12 @@ const refSchema = z.object({
   mentions: z.array(z.object({ id: z.string(), name: z.string() })).optional(),
 })
 
+/** A channel's roster: e-mail and UPN (lower case) -> Entra object id; Entra object id -> Teams user id. */
+interface Roster {
+  byAddress: Map<string, string>
+  teamsIds: Map<string, string>
+}
+
 type InvokeBody = { statusCode: number; type: string; value: unknown }
 
 /** Largest activity askbridge reads from Teams. */
@@ -91,16 +99,17 @@ export class TeamsAdapter implements ChatAdapter {
   private readonly auth: AuthConfiguration
   private readonly verify: ReturnType<typeof authorizeJWT>
   private readonly options: TeamsAdapterOptions
-  private readonly members = new Map<string, { email?: string; name?: string; at: number }>()
+  /** By Entra object id and by Teams user id: their Teams user id, e-mail and name. */
+  private readonly members = new Map<string, { id?: string; email?: string; name?: string; at: number }>()
   /** Entra object id -> Teams user id (`29:…`), learned from invokes, for one-to-one notices. */
   private readonly teamsIds = new Map<string, string>()
   private readonly chats = new Map<string, string>()
   private readonly pending = new Set<Promise<unknown>>()
   /** Channels whose rosters are searched by e-mail, in the order they became known. */
   private readonly channels = new Set<string>()
-  /** Per channel: e-mail and UPN (lower case) -> Entra object id, cached like members. */
-  private readonly rosters = new Map<string, { byAddress: Map<string, string>; at: number }>()
-  private readonly rosterLoads = new Map<string, Promise<Map<string, string> | undefined>>()
+  /** Per channel, cached like members: its roster. */
+  private readonly rosters = new Map<string, Roster & { at: number }>()
+  private readonly rosterLoads = new Map<string, Promise<Roster | undefined>>()
 
   constructor(options: TeamsAdapterOptions) {
     // The SDK lets requests through unverified when no client id is configured: never here.
@@ -141,12 +150,62 @@ export class TeamsAdapter implements ChatAdapter {
     return this.options.publicUrl ? `${this.options.publicUrl.replace(/\/+$/, '')}/inbox` : undefined
   }
 
-  private render(card: CardState, mentions: TeamsMention[] | undefined) {
+  private render(
+    card: CardState,
+    mentions: TeamsMention[] | undefined,
+    refresh?: { userIds: readonly string[]; actionable: boolean },
+  ) {
     const inboxUrl = this.inboxUrl()
     return cardToTeamsMessage(card, {
       ...(mentions?.length ? { mentions } : {}),
       ...(inboxUrl ? { inboxUrl } : {}),
+      ...(refresh?.userIds.length ? { refresh } : {}),
     })
+  }
+
+  /**
+   * The Teams user ids (`29:…`) of the people who may answer this card in Teams, for
+   * `refresh.userIds`: the route's Teams responders and those of its e-mail responders the
+   * channel's roster knows. Undefined when the card names none (anyone may answer), when they
+   * are over Teams' 60, or when Teams cannot say who they are: then every copy has the controls.
+   */
+  private async refreshIds(card: CardState, conversationId: string): Promise<string[] | undefined> {
+    const users = respondersOn(card.responders, 'teams')?.users ?? []
+    if (users.length === 0 || users.length > L.refreshUserIds || !LIVE_STATUSES.includes(card.status))
+      return undefined
+    try {
+      const roster = await this.roster(conversationId)
+      const people = new Set(users)
+      for (const email of card.responders?.emails ?? []) {
+        const id = roster?.byAddress.get(email.toLowerCase())
+        if (id) people.add(id)
+      }
+      if (people.size > L.refreshUserIds) return undefined
+      const ids: string[] = []
+      for (const aad of people) {
+        // Someone Teams does not know in this channel cannot see the card at all.
+        const id = roster?.teamsIds.get(aad) ?? (await this.member(conversationId, aad)).id
+        if (id) ids.push(id)
+      }
+      return ids.length ? ids : undefined
+    } catch (error) {
+      this.log.warn('Teams could not say who may answer: every copy of the card shows its buttons', {
+        error,
+      })
+      return undefined
+    }
+  }
+
+  /** The card as Teams shows it: to everyone, or (`actor`) to the person who clicked or refreshed. */
+  private async shown(card: CardState, conversationId: string, actor?: string) {
+    const ids = await this.refreshIds(card, conversationId)
+    const destination = card.destinations?.find((d) => d.platform === 'teams' && d.channel === conversationId)
+    const mentions = await this.mentionsOf(conversationId, destination?.mention ?? [])
+    return this.render(
+      card,
+      mentions,
+      ids && { userIds: ids, actionable: actor !== undefined && ids.includes(actor) },
+    )
   }
 
   async post(card: CardState, destination: Destination): Promise<TeamsRef> {
@@ -154,7 +213,11 @@ export class TeamsAdapter implements ChatAdapter {
     if (!conversationId) throw new Error('Teams posts to a channel: the destination names none')
     this.channels.add(conversationId)
     const mentions = await this.mentionsOf(conversationId, destination.mention ?? [])
-    const activityId = await this.transport.send(conversationId, this.render(card, mentions))
+    const ids = await this.refreshIds(card, conversationId)
+    const activityId = await this.transport.send(
+      conversationId,
+      this.render(card, mentions, ids && { userIds: ids, actionable: false }),
+    )
     return { conversationId, activityId, ...(mentions.length ? { mentions } : {}) }
   }
 
@@ -162,7 +225,12 @@ export class TeamsAdapter implements ChatAdapter {
     const parsed = refSchema.safeParse(ref)
     if (!parsed.success) throw new Error('not a Teams card reference')
     const { conversationId, activityId, mentions } = parsed.data
-    await this.transport.update(conversationId, activityId, this.render(card, mentions))
+    const ids = await this.refreshIds(card, conversationId)
+    await this.transport.update(
+      conversationId,
+      activityId,
+      this.render(card, mentions, ids && { userIds: ids, actionable: false }),
+    )
     return undefined
   }
 
@@ -208,16 +276,16 @@ export class TeamsAdapter implements ChatAdapter {
   async lookupByEmail(email: string): Promise<string | undefined> {
     const wanted = email.trim().toLowerCase()
     for (const conversationId of [...this.channels]) {
-      const found = (await this.roster(conversationId))?.get(wanted)
+      const found = (await this.roster(conversationId))?.byAddress.get(wanted)
       if (found) return found
     }
     return undefined
   }
 
   /** A channel's roster by address, from the cache while it is fresh; one load at a time. */
-  private async roster(conversationId: string): Promise<Map<string, string> | undefined> {
+  private async roster(conversationId: string): Promise<Roster | undefined> {
     const cached = this.rosters.get(conversationId)
-    if (cached && Date.now() - cached.at < MEMBER_TTL_MS) return cached.byAddress
+    if (cached && Date.now() - cached.at < MEMBER_TTL_MS) return cached
     let loading = this.rosterLoads.get(conversationId)
     if (!loading) {
       loading = this.loadRoster(conversationId).finally(() => this.rosterLoads.delete(conversationId))
@@ -226,7 +294,7 @@ export class TeamsAdapter implements ChatAdapter {
     return loading
   }
 
-  private async loadRoster(conversationId: string): Promise<Map<string, string> | undefined> {
+  private async loadRoster(conversationId: string): Promise<Roster | undefined> {
     const members = await this.transport.roster(conversationId)
     if (!members) {
       this.log.warn('askbridge is not in this Teams channel: its members cannot be looked up', {
@@ -235,18 +303,26 @@ export class TeamsAdapter implements ChatAdapter {
       return undefined
     }
     const byAddress = new Map<string, string>()
+    const teamsIds = new Map<string, string>()
     const at = Date.now()
     for (const m of members) {
       if (!m.aadObjectId) continue
+      teamsIds.set(m.aadObjectId, m.id)
       for (const address of [m.email, m.userPrincipalName])
         if (address) byAddress.set(address.toLowerCase(), m.aadObjectId)
       // What the roster says also serves mentions and clicks without another look-up.
-      const entry = { ...(m.email ? { email: m.email } : {}), ...(m.name ? { name: m.name } : {}), at }
+      const entry = {
+        id: m.id,
+        ...(m.email ? { email: m.email } : {}),
+        ...(m.name ? { name: m.name } : {}),
+        at,
+      }
       this.members.set(m.aadObjectId, entry)
       this.members.set(m.id, entry)
     }
-    this.rosters.set(conversationId, { byAddress, at })
-    return byAddress
+    const roster = { byAddress, teamsIds }
+    this.rosters.set(conversationId, { ...roster, at })
+    return roster
   }
 
   private async member(conversationId: string, userId: string) {
@@ -297,6 +373,17 @@ export class TeamsAdapter implements ChatAdapter {
     const activity = checked.activity
     if (activity.type !== 'invoke') {
       res.writeHead(200).end()
+      return
+    }
+    const refresh = parseRefresh(activity)
+    if (refresh) {
+      const answer = await within(
+        this.track(this.refresh(refresh)),
+        this.options.invokeAnswerMs ?? L.invokeMs - 1000,
+        undefined,
+      )
+      // Too slow: Teams keeps showing the card everyone sees, and asks again later.
+      json(200, answer ?? message('The card is loading; please try again in a moment.'))
       return
     }
     const parsed = parseInvoke(activity)
@@ -354,6 +441,22 @@ export class TeamsAdapter implements ChatAdapter {
     return reason ?? `HTTP ${status}`
   }
 
+  /** A refresh: the card with its controls for one of the people who may answer, else everyone's card. */
+  private async refresh(parsed: ParsedRefresh): Promise<InvokeBody> {
+    const host = this.host
+    if (!host) return message('askbridge is starting; please try again in a moment.')
+    try {
+      this.teamsIds.set(parsed.actor.userId, parsed.teamsUserId)
+      const card = await host.getCard(parsed.ref)
+      if (!card) return message('This question is no longer available.')
+      const shown = await this.shown(card, channelOf(parsed.conversationId), parsed.teamsUserId)
+      return { statusCode: 200, type: CARD_CONTENT_TYPE, value: shown.attachments[0].content }
+    } catch (error) {
+      this.log.error('teams refresh failed', { error })
+      return message(notAppliedMessage(error))
+    }
+  }
+
   private async invoke(parsed: NonNullable<ReturnType<typeof parseInvoke>>): Promise<InvokeBody> {
     const host = this.host
     if (!host) return message('askbridge is starting; please try again in a moment.')
@@ -380,7 +483,7 @@ export class TeamsAdapter implements ChatAdapter {
       if (!outcome.ok) return message(outcome.message ?? 'That did not work; please try again.')
       if (outcome.message) void this.notify(parsed.actor, outcome.message).catch(() => {})
       if (!outcome.card) return message(outcome.message ?? 'Done.')
-      const shown = this.render(outcome.card, undefined)
+      const shown = await this.shown(outcome.card, channelOf(parsed.conversationId), parsed.teamsUserId)
       return { statusCode: 200, type: CARD_CONTENT_TYPE, value: shown.attachments[0].content }
     } catch (error) {
       this.log.error('teams invoke failed', { error, invoke: parsed.id })

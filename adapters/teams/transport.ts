@@ -191,14 +191,18 @@ export class TeamsTransport {
   async member(
     conversationId: string,
     userId: string,
-  ): Promise<{ email?: string; name?: string } | undefined> {
+  ): Promise<{ id?: string; email?: string; name?: string } | undefined> {
     try {
       const m = (await this.call(conversationId, (c) => {
         this.calls.member++
         return c.getConversationMember(userId, conversationId)
-      })) as { email?: unknown; userPrincipalName?: unknown; name?: unknown }
+      })) as { id?: unknown; email?: unknown; userPrincipalName?: unknown; name?: unknown }
       const email = typeof m.email === 'string' ? m.email : undefined
-      return { ...(email ? { email } : {}), ...(typeof m.name === 'string' ? { name: m.name } : {}) }
+      return {
+        ...(typeof m.id === 'string' && m.id ? { id: m.id } : {}),
+        ...(email ? { email } : {}),
+        ...(typeof m.name === 'string' ? { name: m.name } : {}),
+      }
     } catch (error) {
       if (error instanceof TeamsTransportError && error.status === 404) return undefined
       throw error

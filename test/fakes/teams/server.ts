@@ -11,9 +11,13 @@
  *   checked (validate.ts: shape, Adaptive Card 1.5, ~28 KB: 413 past it) and recorded.
  * - Rate limits per conversation as Teams documents them (7/1 s, 8/2 s, 60/30 s): 429 with
  *   Retry-After past them, and injected 429s for tests.
- * - People: `execute` builds a real `adaptiveCard/action` invoke from a button on a stored card,
- *   signs it with the fake's RSA key (a JWT the way the Bot Framework signs them) and POSTs it to
- *   the bot; the invoke response is recorded, and a message in it is a private notice.
+ * - People: `execute` builds a real `adaptiveCard/action` invoke from a button on the card as the
+ *   person sees it, signs it with the fake's RSA key (a JWT the way the Bot Framework signs them)
+ *   and POSTs it to the bot; the invoke response is recorded, and a message in it is a private
+ *   notice. `view` is what a person sees: a card whose `refresh.userIds` lists them is first
+ *   refreshed (an `adaptiveCard/action` invoke with the refresh action, as Teams sends it when
+ *   the card is shown) and the card in the answer is checked and shown; anyone else sees the
+ *   posted card.
  */
 import {
   createPrivateKey,
@@ -86,6 +90,8 @@ export class FakeTeams {
   /** Payloads refused (shape or size), with why. */
   readonly rejected: Array<{ path: string; problems: string[] }> = []
   readonly requests: TeamsRequestLog[] = []
+  /** Refresh invokes sent to the bot: who asked, and whether the answer had controls. */
+  readonly refreshes: Array<{ aadObjectId: string; activityId: string; controls: boolean }> = []
   /** Members the connector knows, by Entra object id (every channel's roster has them all). */
   readonly members = new Map<string, FakeTeamsUser>()
   /** Channels the bot is in (others' rosters answer 404). */
@@ -199,8 +205,13 @@ export class FakeTeams {
     return createPrivateKey(pem)
   }
 
-  /** An `adaptiveCard/action` invoke for a button, as Teams builds it. */
-  invokeActivity(activityId: string, data: Json, user: FakeTeamsUser): Json {
+  /** An `adaptiveCard/action` invoke for a button, as Teams builds it (or for a card's refresh). */
+  invokeActivity(
+    activityId: string,
+    data: Json,
+    user: FakeTeamsUser,
+    action: { verb: string; trigger: 'manual' | 'automatic' } = { verb: 'askbridge', trigger: 'manual' },
+  ): Json {
     const stored = this.activities.get(activityId)
     return {
       type: 'invoke',
@@ -223,7 +234,7 @@ export class FakeTeams {
         channel: { id: stored?.conversationId ?? this.channelId },
       },
       locale: 'en-US',
-      value: { action: { type: 'Action.Execute', verb: 'askbridge', data }, trigger: 'manual' },
+      value: { action: { type: 'Action.Execute', verb: action.verb, data }, trigger: action.trigger },
     }
   }
 
@@ -248,7 +259,13 @@ export class FakeTeams {
    * A person uses a button on a stored card: `data` is the button's own data, `inputs` what they
    * entered in the card's inputs (by input id). A message in the invoke response is their notice.
    */
-  async execute(activityId: string, action: Json, inputs: Json, user: FakeTeamsUser): Promise<InvokeRecord> {
+  async execute(
+    activityId: string,
+    action: Json,
+    inputs: Json,
+    user: FakeTeamsUser,
+    seen?: Json,
+  ): Promise<InvokeRecord> {
     this.addMember(user)
     // Teams sends every input of the card with the action: their shown values, then what was typed.
     const shown: Json = {}
@@ -261,13 +278,54 @@ export class FakeTeams {
         for (const v of Object.values(el)) visit(v)
       }
     }
-    visit(this.activities.get(activityId)?.activity.attachments)
+    visit(seen ?? this.activities.get(activityId)?.activity.attachments)
     const data = { ...shown, ...inputs, ...(action.data as Json) }
     const record = await this.deliver(this.invokeActivity(activityId, data, user))
     const body = record.body
     if (record.status === 200 && body?.type === 'application/vnd.microsoft.activity.message')
       this.notice(user.aadObjectId, String(body.value))
     return record
+  }
+
+  /** The posted card (its Adaptive Card). */
+  card(activityId: string): Json | undefined {
+    const attachments = this.activities.get(activityId)?.activity.attachments as Json[] | undefined
+    return attachments?.[0]?.content as Json | undefined
+  }
+
+  /**
+   * The card as this person sees it: refreshed for them when its `refresh.userIds` lists them
+   * (the bot's answer must be an Adaptive Card, checked like a message), else the posted card.
+   */
+  async view(activityId: string, user: FakeTeamsUser): Promise<Json | undefined> {
+    const card = this.card(activityId)
+    const refresh = card?.refresh as { action?: Json; userIds?: unknown } | undefined
+    const listed = Array.isArray(refresh?.userIds) && refresh.userIds.includes(`29:${user.aadObjectId}`)
+    if (!card || !refresh?.action || !listed) return card
+    const record = await this.deliver(
+      this.invokeActivity(activityId, refresh.action.data as Json, user, {
+        verb: String(refresh.action.verb),
+        trigger: 'automatic',
+      }),
+    )
+    const body = record.body
+    if (record.status !== 200 || body?.type !== 'application/vnd.microsoft.card.adaptive')
+      throw new Error(`the bot answered a refresh with ${record.status} ${JSON.stringify(body)}`)
+    const problems = validateActivity({
+      type: 'message',
+      attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content: body.value }],
+    })
+    if (problems.length) {
+      this.rejected.push({ path: 'refresh invoke response', problems })
+      throw new Error(`the refreshed card is malformed: ${problems.join('; ')}`)
+    }
+    const shown = body.value as Json
+    this.refreshes.push({
+      aadObjectId: user.aadObjectId,
+      activityId,
+      controls: JSON.stringify([shown.body, shown.actions]).includes('"Action.Execute"'),
+    })
+    return shown
   }
 
   private notice(aadObjectId: string, text: string): void {
