@@ -18,7 +18,7 @@ import {
   describeZodError,
   resolveComponent,
 } from '../../src/adapter-kit.js'
-import { ACTION_KEY } from './render.js'
+import { ACTION_KEY, CARD_KEY, REFRESH_VERB } from './render.js'
 
 const accountSchema = z.looseObject({
   id: z.string().min(1).max(512),
@@ -106,6 +106,33 @@ export function parseInvoke(activity: TeamsActivity): ParsedInvoke | undefined {
     conversationId: activity.conversation.id,
     at: Number.isFinite(at) ? at : 0,
   }
+}
+
+/** A refresh: Teams asks for the card as this person sees it (`refresh.action`, verb `refresh`). */
+export interface ParsedRefresh {
+  actor: Person
+  /** Teams' id for the person (`29:…`). */
+  teamsUserId: string
+  ref: { callId: string; agent: string }
+  conversationId: string
+}
+
+const refreshDataSchema = z.looseObject({
+  [CARD_KEY]: z.object({ callId: z.string().min(1).max(64), agent: z.string().min(1).max(16) }),
+})
+
+/** Read a refresh invoke; undefined when it is not one of ours. */
+export function parseRefresh(activity: TeamsActivity): ParsedRefresh | undefined {
+  if (activity.type !== 'invoke' || activity.name !== 'adaptiveCard/action') return undefined
+  const value = actionValueSchema.safeParse(activity.value)
+  const from = activity.from
+  if (!value.success || !from || value.data.action.verb !== REFRESH_VERB) return undefined
+  const data = refreshDataSchema.safeParse(value.data.action.data)
+  if (!data.success) return undefined
+  const actor: Person = { platform: 'teams', userId: from.aadObjectId ?? from.id }
+  if (from.name) actor.name = from.name
+  if (activity.locale) actor.locale = activity.locale
+  return { actor, teamsUserId: from.id, ref: data.data[CARD_KEY], conversationId: activity.conversation.id }
 }
 
 export type Decoded =

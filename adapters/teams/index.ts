@@ -18,13 +18,15 @@ import {
   type CardHost,
   type ChatAdapter,
   type InteractionOutcome,
+  LIVE_STATUSES,
   type Logger,
   type Notice,
   notAppliedMessage,
+  respondersOn,
   silentLogger,
   within,
 } from '../../src/adapter-kit.js'
-import { onCard, parseInvoke, readActivity } from './decode.js'
+import { onCard, type ParsedRefresh, parseInvoke, parseRefresh, readActivity } from './decode.js'
 import { TEAMS_LIMITS as L } from './limits.js'
 import { noticeToTeamsMessage } from './notice.js'
 import { CARD_CONTENT_TYPE, cardToTeamsMessage, type TeamsMention } from './render.js'
@@ -51,6 +53,11 @@ export interface TeamsAdapterOptions {
   publicUrl?: string
   /** Answer an invoke by this long even if the work goes on. @default 4000 (Teams allows 5 s) */
   invokeAnswerMs?: number
+  /**
+   * Conversations whose rosters `lookupByEmail` searches (the default channel, TEAMS_CHANNEL);
+   * every channel a card is posted to or clicked in is added.
+   */
+  channels?: readonly string[]
   /** Pace calls per conversation (turn off only against a fake without limits). @default true */
   pace?: boolean
   logger?: Logger
@@ -69,6 +76,12 @@ const refSchema = z.object({
   mentions: z.array(z.object({ id: z.string(), name: z.string() })).optional(),
 })
 
+/** A channel's roster: e-mail and UPN (lower case) -> Entra object id; Entra object id -> Teams user id. */
+interface Roster {
+  byAddress: Map<string, string>
+  teamsIds: Map<string, string>
+}
+
 type InvokeBody = { statusCode: number; type: string; value: unknown }
 
 /** Largest activity askbridge reads from Teams. */
@@ -86,11 +99,17 @@ export class TeamsAdapter implements ChatAdapter {
   private readonly auth: AuthConfiguration
   private readonly verify: ReturnType<typeof authorizeJWT>
   private readonly options: TeamsAdapterOptions
-  private readonly members = new Map<string, { email?: string; name?: string; at: number }>()
+  /** By Entra object id and by Teams user id: their Teams user id, e-mail and name. */
+  private readonly members = new Map<string, { id?: string; email?: string; name?: string; at: number }>()
   /** Entra object id -> Teams user id (`29:…`), learned from invokes, for one-to-one notices. */
   private readonly teamsIds = new Map<string, string>()
   private readonly chats = new Map<string, string>()
   private readonly pending = new Set<Promise<unknown>>()
+  /** Channels whose rosters are searched by e-mail, in the order they became known. */
+  private readonly channels = new Set<string>()
+  /** Per channel, cached like members: its roster. */
+  private readonly rosters = new Map<string, Roster & { at: number }>()
+  private readonly rosterLoads = new Map<string, Promise<Roster | undefined>>()
 
   constructor(options: TeamsAdapterOptions) {
     // The SDK lets requests through unverified when no client id is configured: never here.
@@ -109,6 +128,7 @@ export class TeamsAdapter implements ChatAdapter {
       validateIssuer: true,
     } as AuthConfiguration)
     this.verify = authorizeJWT(this.auth)
+    for (const channel of options.channels ?? []) this.channels.add(channel)
     this.transport = new TeamsTransport({
       serviceUrl: options.serviceUrl,
       tokens: new TokenSource({ ...options, authorityUrl }),
@@ -130,19 +150,74 @@ export class TeamsAdapter implements ChatAdapter {
     return this.options.publicUrl ? `${this.options.publicUrl.replace(/\/+$/, '')}/inbox` : undefined
   }
 
-  private render(card: CardState, mentions: TeamsMention[] | undefined) {
+  private render(
+    card: CardState,
+    mentions: TeamsMention[] | undefined,
+    refresh?: { userIds: readonly string[]; actionable: boolean },
+  ) {
     const inboxUrl = this.inboxUrl()
     return cardToTeamsMessage(card, {
       ...(mentions?.length ? { mentions } : {}),
       ...(inboxUrl ? { inboxUrl } : {}),
+      ...(refresh?.userIds.length ? { refresh } : {}),
     })
+  }
+
+  /**
+   * The Teams user ids (`29:…`) of the people who may answer this card in Teams, for
+   * `refresh.userIds`: the route's Teams responders and those of its e-mail responders the
+   * channel's roster knows. Undefined when the card names none (anyone may answer), when they
+   * are over Teams' 60, or when Teams cannot say who they are: then every copy has the controls.
+   */
+  private async refreshIds(card: CardState, conversationId: string): Promise<string[] | undefined> {
+    const users = respondersOn(card.responders, 'teams')?.users ?? []
+    if (users.length === 0 || users.length > L.refreshUserIds || !LIVE_STATUSES.includes(card.status))
+      return undefined
+    try {
+      const roster = await this.roster(conversationId)
+      const people = new Set(users)
+      for (const email of card.responders?.emails ?? []) {
+        const id = roster?.byAddress.get(email.toLowerCase())
+        if (id) people.add(id)
+      }
+      if (people.size > L.refreshUserIds) return undefined
+      const ids: string[] = []
+      for (const aad of people) {
+        // Someone Teams does not know in this channel cannot see the card at all.
+        const id = roster?.teamsIds.get(aad) ?? (await this.member(conversationId, aad)).id
+        if (id) ids.push(id)
+      }
+      return ids.length ? ids : undefined
+    } catch (error) {
+      this.log.warn('Teams could not say who may answer: every copy of the card shows its buttons', {
+        error,
+      })
+      return undefined
+    }
+  }
+
+  /** The card as Teams shows it: to everyone, or (`actor`) to the person who clicked or refreshed. */
+  private async shown(card: CardState, conversationId: string, actor?: string) {
+    const ids = await this.refreshIds(card, conversationId)
+    const destination = card.destinations?.find((d) => d.platform === 'teams' && d.channel === conversationId)
+    const mentions = await this.mentionsOf(conversationId, destination?.mention ?? [])
+    return this.render(
+      card,
+      mentions,
+      ids && { userIds: ids, actionable: actor !== undefined && ids.includes(actor) },
+    )
   }
 
   async post(card: CardState, destination: Destination): Promise<TeamsRef> {
     const conversationId = destination.channel
     if (!conversationId) throw new Error('Teams posts to a channel: the destination names none')
+    this.channels.add(conversationId)
     const mentions = await this.mentionsOf(conversationId, destination.mention ?? [])
-    const activityId = await this.transport.send(conversationId, this.render(card, mentions))
+    const ids = await this.refreshIds(card, conversationId)
+    const activityId = await this.transport.send(
+      conversationId,
+      this.render(card, mentions, ids && { userIds: ids, actionable: false }),
+    )
     return { conversationId, activityId, ...(mentions.length ? { mentions } : {}) }
   }
 
@@ -150,7 +225,12 @@ export class TeamsAdapter implements ChatAdapter {
     const parsed = refSchema.safeParse(ref)
     if (!parsed.success) throw new Error('not a Teams card reference')
     const { conversationId, activityId, mentions } = parsed.data
-    await this.transport.update(conversationId, activityId, this.render(card, mentions))
+    const ids = await this.refreshIds(card, conversationId)
+    await this.transport.update(
+      conversationId,
+      activityId,
+      this.render(card, mentions, ids && { userIds: ids, actionable: false }),
+    )
     return undefined
   }
 
@@ -186,6 +266,63 @@ export class TeamsAdapter implements ChatAdapter {
       else this.log.warn('a Teams mention names someone Teams does not know in this channel', { id })
     }
     return out
+  }
+
+  /**
+   * The Teams user (Microsoft Entra object id) with this e-mail address, for on-call people and
+   * responders listed by e-mail: the rosters of the channels askbridge knows, matched on e-mail or
+   * user principal name without regard to case; undefined when nobody there has it.
+   */
+  async lookupByEmail(email: string): Promise<string | undefined> {
+    const wanted = email.trim().toLowerCase()
+    for (const conversationId of [...this.channels]) {
+      const found = (await this.roster(conversationId))?.byAddress.get(wanted)
+      if (found) return found
+    }
+    return undefined
+  }
+
+  /** A channel's roster by address, from the cache while it is fresh; one load at a time. */
+  private async roster(conversationId: string): Promise<Roster | undefined> {
+    const cached = this.rosters.get(conversationId)
+    if (cached && Date.now() - cached.at < MEMBER_TTL_MS) return cached
+    let loading = this.rosterLoads.get(conversationId)
+    if (!loading) {
+      loading = this.loadRoster(conversationId).finally(() => this.rosterLoads.delete(conversationId))
+      this.rosterLoads.set(conversationId, loading)
+    }
+    return loading
+  }
+
+  private async loadRoster(conversationId: string): Promise<Roster | undefined> {
+    const members = await this.transport.roster(conversationId)
+    if (!members) {
+      this.log.warn('askbridge is not in this Teams channel: its members cannot be looked up', {
+        conversationId,
+      })
+      return undefined
+    }
+    const byAddress = new Map<string, string>()
+    const teamsIds = new Map<string, string>()
+    const at = Date.now()
+    for (const m of members) {
+      if (!m.aadObjectId) continue
+      teamsIds.set(m.aadObjectId, m.id)
+      for (const address of [m.email, m.userPrincipalName])
+        if (address) byAddress.set(address.toLowerCase(), m.aadObjectId)
+      // What the roster says also serves mentions and clicks without another look-up.
+      const entry = {
+        id: m.id,
+        ...(m.email ? { email: m.email } : {}),
+        ...(m.name ? { name: m.name } : {}),
+        at,
+      }
+      this.members.set(m.aadObjectId, entry)
+      this.members.set(m.id, entry)
+    }
+    const roster = { byAddress, teamsIds }
+    this.rosters.set(conversationId, { ...roster, at })
+    return roster
   }
 
   private async member(conversationId: string, userId: string) {
@@ -238,12 +375,24 @@ export class TeamsAdapter implements ChatAdapter {
       res.writeHead(200).end()
       return
     }
+    const refresh = parseRefresh(activity)
+    if (refresh) {
+      const answer = await within(
+        this.track(this.refresh(refresh)),
+        this.options.invokeAnswerMs ?? L.invokeMs - 1000,
+        undefined,
+      )
+      // Too slow: Teams keeps showing the card everyone sees, and asks again later.
+      json(200, answer ?? message('The card is loading; please try again in a moment.'))
+      return
+    }
     const parsed = parseInvoke(activity)
     if (!parsed) {
       json(200, message('askbridge does not know this control.'))
       return
     }
     this.teamsIds.set(parsed.actor.userId, parsed.teamsUserId)
+    this.channels.add(channelOf(parsed.conversationId))
     const work = this.track(this.invoke(parsed))
     const answer = await within(work, this.options.invokeAnswerMs ?? L.invokeMs - 1000, undefined)
     if (answer) {
@@ -292,6 +441,22 @@ export class TeamsAdapter implements ChatAdapter {
     return reason ?? `HTTP ${status}`
   }
 
+  /** A refresh: the card with its controls for one of the people who may answer, else everyone's card. */
+  private async refresh(parsed: ParsedRefresh): Promise<InvokeBody> {
+    const host = this.host
+    if (!host) return message('askbridge is starting; please try again in a moment.')
+    try {
+      this.teamsIds.set(parsed.actor.userId, parsed.teamsUserId)
+      const card = await host.getCard(parsed.ref)
+      if (!card) return message('This question is no longer available.')
+      const shown = await this.shown(card, channelOf(parsed.conversationId), parsed.teamsUserId)
+      return { statusCode: 200, type: CARD_CONTENT_TYPE, value: shown.attachments[0].content }
+    } catch (error) {
+      this.log.error('teams refresh failed', { error })
+      return message(notAppliedMessage(error))
+    }
+  }
+
   private async invoke(parsed: NonNullable<ReturnType<typeof parseInvoke>>): Promise<InvokeBody> {
     const host = this.host
     if (!host) return message('askbridge is starting; please try again in a moment.')
@@ -301,7 +466,7 @@ export class TeamsAdapter implements ChatAdapter {
       // quorum and requester exclusion know them; a card that asks none of that costs no look-up.
       if (card && (card.responders || card.quorum > 1 || card.excluded)) {
         const member = await within(
-          this.member(parsed.conversationId.split(';')[0] ?? parsed.conversationId, parsed.teamsUserId),
+          this.member(channelOf(parsed.conversationId), parsed.teamsUserId),
           MEMBER_WAIT_MS,
           undefined,
         )
@@ -318,7 +483,7 @@ export class TeamsAdapter implements ChatAdapter {
       if (!outcome.ok) return message(outcome.message ?? 'That did not work; please try again.')
       if (outcome.message) void this.notify(parsed.actor, outcome.message).catch(() => {})
       if (!outcome.card) return message(outcome.message ?? 'Done.')
-      const shown = this.render(outcome.card, undefined)
+      const shown = await this.shown(outcome.card, channelOf(parsed.conversationId), parsed.teamsUserId)
       return { statusCode: 200, type: CARD_CONTENT_TYPE, value: shown.attachments[0].content }
     } catch (error) {
       this.log.error('teams invoke failed', { error, invoke: parsed.id })
@@ -331,6 +496,11 @@ export class TeamsAdapter implements ChatAdapter {
     void promise.finally(() => this.pending.delete(promise)).catch(() => {})
     return promise
   }
+}
+
+/** The channel of a conversation id that names a message in it (`19:…@thread.tacv2;messageid=…`). */
+function channelOf(conversationId: string): string {
+  return conversationId.split(';')[0] || conversationId
 }
 
 /** An invoke response that shows the person a message (and leaves the card as it is). */

@@ -80,6 +80,7 @@ export const teams: PlatformModule = {
       serviceUrl: c.TEAMS_SERVICE_URL ?? '',
       ...(c.TEAMS_AUTHORITY_URL ? { authorityUrl: c.TEAMS_AUTHORITY_URL } : {}),
       ...(publicUrl ? { publicUrl } : {}),
+      ...(c.TEAMS_CHANNEL ? { channels: [c.TEAMS_CHANNEL] } : {}),
       logger,
     })
     return {

@@ -10,6 +10,11 @@
  * (src/card/codec.ts) under `askbridge`; inputs are named by their component ids, so Submit
  * carries every input of the card with it.
  *
+ * Universal Actions' refresh: when the card names who may answer in Teams (at most 60 people),
+ * the card everyone sees keeps the questions and the status without controls, and its `refresh`
+ * lets Teams fetch the card with controls for those people alone (an `adaptiveCard/action` invoke
+ * with the verb `refresh`, answered by the adapter). Otherwise every copy has the controls.
+ *
  * A message over Teams' size limit is never sent: the card is cut down (question text shortened,
  * details dropped) with a link to the inbox, and to a bare card with the link if that is still
  * too large.
@@ -34,6 +39,10 @@ import { clamp, plain } from './text.js'
 export const ACTION_KEY = 'askbridge'
 /** Action.Execute `verb` of every askbridge button. */
 export const ACTION_VERB = 'askbridge'
+/** Action.Execute `verb` of the card's `refresh`: Teams asks for the card as one person sees it. */
+export const REFRESH_VERB = 'refresh'
+/** The key of the refresh action's data that names the card (`{callId, agent}`). */
+export const CARD_KEY = 'askbridgeCard'
 export const CARD_CONTENT_TYPE = 'application/vnd.microsoft.card.adaptive'
 
 type Json = object
@@ -52,7 +61,18 @@ export interface AdaptiveCard {
   version: string
   body: Json[]
   actions?: Json[]
+  refresh?: Refresh
   msteams: { width: 'Full'; entities?: MentionEntity[] }
+}
+
+export interface Refresh {
+  action: {
+    type: 'Action.Execute'
+    title: string
+    verb: typeof REFRESH_VERB
+    data: { [CARD_KEY]: { callId: string; agent: string } }
+  }
+  userIds: string[]
 }
 
 export interface MentionEntity {
@@ -83,6 +103,30 @@ export interface RenderOptions {
   inboxUrl?: string
   /** Bytes the message may take. @default TEAMS_LIMITS.messageBytes */
   maxBytes?: number
+  /**
+   * The people who may answer (Teams user ids, `29:…`): while the card has controls, everyone's
+   * copy shows none and Teams fetches the controls for these people (`refresh.userIds`).
+   * `actionable`: this copy is for one of them (the answer to their refresh or click). Ignored
+   * when empty or over Teams' 60: then every copy has the controls.
+   */
+  refresh?: { userIds: readonly string[]; actionable: boolean }
+}
+
+/** The refresh a card gets, or undefined when every copy shows the controls. */
+function refreshOf(view: CardView, card: CardState, options: RenderOptions): Refresh | undefined {
+  const ids = [...new Set(options.refresh?.userIds ?? [])]
+  const open = view.footer.length > 0 || view.questions.some((q) => q.controls.length > 0)
+  if (!open || ids.length === 0 || ids.length > L.refreshUserIds) return undefined
+  const { callId, agent } = cardRef(card)
+  return {
+    action: {
+      type: 'Action.Execute',
+      title: 'Refresh',
+      verb: REFRESH_VERB,
+      data: { [CARD_KEY]: { callId, agent } },
+    },
+    userIds: ids,
+  }
 }
 
 const STYLE: Record<Tone, NonNullable<ExecuteAction['style']>> = {
@@ -261,7 +305,13 @@ function questionBody(view: CardView, q: QuestionView, call: CallRef, shape: Sha
   return out
 }
 
-function build(view: CardView, card: CardState, options: RenderOptions, shape: Shape): TeamsMessage {
+function build(
+  view: CardView,
+  card: CardState,
+  options: RenderOptions,
+  shape: Shape,
+  refresh: Refresh | undefined,
+): TeamsMessage {
   const call = cardRef(card)
   const body: Json[] = [
     { type: 'TextBlock', text: plain(view.title), wrap: true, size: 'Medium', weight: 'Bolder' },
@@ -306,6 +356,7 @@ function build(view: CardView, card: CardState, options: RenderOptions, shape: S
     version: L.cardVersion,
     body,
     ...(actions.length ? { actions } : {}),
+    ...(refresh ? { refresh } : {}),
     msteams: { width: 'Full', ...(entities.length ? { entities } : {}) },
   }
   return {
@@ -323,21 +374,26 @@ export function messageBytes(message: TeamsMessage): number {
 export function cardToTeamsMessage(card: CardState, options: RenderOptions = {}): TeamsMessage {
   const view = cardView(card, options.locale)
   const max = options.maxBytes ?? L.messageBytes
+  const refresh = refreshOf(view, card, options)
+  // With a refresh, only the copy for one of its people has the controls.
+  const controls = !refresh || options.refresh?.actionable === true
   const shapes: Shape[] = [
-    { details: true, controls: true, cut: false },
-    { details: false, textMax: CUT_TEXT, controls: true, cut: true },
+    { details: true, controls, cut: false },
+    { details: false, textMax: CUT_TEXT, controls, cut: true },
     { details: false, textMax: 100, controls: false, cut: true },
   ]
   let message: TeamsMessage | undefined
   for (const shape of shapes) {
-    message = build(view, card, options, shape)
+    message = build(view, card, options, shape, refresh)
     if (messageBytes(message) <= max) return message
   }
   // Still too large (hundreds of questions): the title and the link alone.
-  const bare = build({ ...view, questions: [], statusLines: [], footer: [] }, card, options, {
-    details: false,
-    controls: false,
-    cut: true,
-  })
+  const bare = build(
+    { ...view, questions: [], statusLines: [], footer: [] },
+    card,
+    options,
+    { details: false, controls: false, cut: true },
+    undefined,
+  )
   return bare
 }

@@ -9,6 +9,7 @@
  * The secret is sent only to the token endpoint and never logged.
  */
 import { ConnectorClient, HttpError } from '@microsoft/agents-hosting'
+import { z } from 'zod'
 import type { Logger } from '../../src/adapter-kit.js'
 import { Superseding } from '../../src/adapter-kit.js'
 import { TEAMS_LIMITS as L } from './limits.js'
@@ -92,6 +93,35 @@ export interface TransportOptions {
   maxRetries?: number
 }
 
+/** One person in a conversation's roster (TeamsChannelAccount). */
+export interface RosterMember {
+  /** Teams user id (`29:…`). */
+  id: string
+  /** Microsoft Entra object id. */
+  aadObjectId?: string
+  name?: string
+  email?: string
+  userPrincipalName?: string
+}
+
+/** Members per roster page: Teams reads 50 to 500. */
+const ROSTER_PAGE_SIZE = 500
+/** Pages read at most (100 000 members). */
+const ROSTER_PAGES = 200
+
+const pagedMembersSchema = z.looseObject({
+  continuationToken: z.string().nullish(),
+  members: z.array(
+    z.looseObject({
+      id: z.string().min(1).max(512),
+      aadObjectId: z.string().max(64).nullish(),
+      name: z.string().max(512).nullish(),
+      email: z.string().max(320).nullish(),
+      userPrincipalName: z.string().max(320).nullish(),
+    }),
+  ),
+})
+
 interface Update {
   conversationId: string
   activityId: string
@@ -109,7 +139,7 @@ export class TeamsTransport {
   private client: { token: string; client: ConnectorClient } | undefined
   private stopped = false
   /** Calls made, by kind (benchmarks). */
-  readonly calls = { send: 0, update: 0, member: 0, conversation: 0 }
+  readonly calls = { send: 0, update: 0, member: 0, roster: 0, conversation: 0 }
 
   constructor(options: TransportOptions) {
     this.serviceUrl = options.serviceUrl
@@ -161,18 +191,67 @@ export class TeamsTransport {
   async member(
     conversationId: string,
     userId: string,
-  ): Promise<{ email?: string; name?: string } | undefined> {
+  ): Promise<{ id?: string; email?: string; name?: string } | undefined> {
     try {
       const m = (await this.call(conversationId, (c) => {
         this.calls.member++
         return c.getConversationMember(userId, conversationId)
-      })) as { email?: unknown; userPrincipalName?: unknown; name?: unknown }
+      })) as { id?: unknown; email?: unknown; userPrincipalName?: unknown; name?: unknown }
       const email = typeof m.email === 'string' ? m.email : undefined
-      return { ...(email ? { email } : {}), ...(typeof m.name === 'string' ? { name: m.name } : {}) }
+      return {
+        ...(typeof m.id === 'string' && m.id ? { id: m.id } : {}),
+        ...(email ? { email } : {}),
+        ...(typeof m.name === 'string' ? { name: m.name } : {}),
+      }
     } catch (error) {
       if (error instanceof TeamsTransportError && error.status === 404) return undefined
       throw error
     }
+  }
+
+  /**
+   * Everyone in a team or channel conversation (the roster), page by page through
+   * `GET /v3/conversations/{id}/pagedmembers`: the paged call Teams asks bots to use (the SDK's
+   * ConnectorClient has no method for it, so its authenticated HTTP client makes the call).
+   * Undefined when the bot is not in that conversation (403/404).
+   */
+  async roster(conversationId: string): Promise<RosterMember[] | undefined> {
+    const out: RosterMember[] = []
+    let continuationToken: string | undefined
+    for (let page = 0; page < ROSTER_PAGES; page++) {
+      let res: unknown
+      try {
+        res = await this.call(conversationId, async (c) => {
+          this.calls.roster++
+          const r = await c.httpClient.get(
+            `v3/conversations/${encodeURIComponent(conversationId)}/pagedmembers`,
+            { params: { pageSize: String(ROSTER_PAGE_SIZE), continuationToken } },
+          )
+          return r.data
+        })
+      } catch (error) {
+        if (error instanceof TeamsTransportError && (error.status === 403 || error.status === 404))
+          return undefined
+        throw error
+      }
+      const parsed = pagedMembersSchema.safeParse(res)
+      if (!parsed.success) throw new TeamsTransportError('Teams answered the roster with an unexpected shape')
+      for (const m of parsed.data.members) {
+        const entry: RosterMember = { id: m.id }
+        if (m.aadObjectId) entry.aadObjectId = m.aadObjectId
+        if (m.name) entry.name = m.name
+        if (m.email) entry.email = m.email
+        if (m.userPrincipalName) entry.userPrincipalName = m.userPrincipalName
+        out.push(entry)
+      }
+      continuationToken = parsed.data.continuationToken || undefined
+      if (!continuationToken) return out
+    }
+    this.log.warn('a Teams roster has more pages than askbridge reads', {
+      conversationId,
+      members: out.length,
+    })
+    return out
   }
 
   /** The one-to-one conversation with a user (for private notices). */

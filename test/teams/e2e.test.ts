@@ -156,10 +156,11 @@ describe('Teams end to end', () => {
     expect(teams.fake.notices.get(eveTeams.aadObjectId)).toEqual([
       'You are not one of the people who may answer this question.',
     ])
-    // Carol is allowed by e-mail only: Teams' member look-up gives her address.
-    const input = teams
-      .elements('r1')
-      .find((e) => e.type === 'Input.Text' && decodeComponentId(String(e.id))?.verb === 'reject')
+    // Carol is allowed by e-mail only: the channel's roster gives her address, so Teams shows
+    // her the card with its controls (refresh.userIds), and her click carries it.
+    const input = (await teams.seen('r1', carolTeams)).find(
+      (e) => e.type === 'Input.Text' && decodeComponentId(String(e.id))?.verb === 'reject',
+    )
     if (!input) throw new Error('no reason input')
     const shown = await teams.execute(
       'r1',

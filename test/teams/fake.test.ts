@@ -52,6 +52,35 @@ describe('fake Teams', () => {
     expect(fake.rejected[0]?.problems.join()).toMatch(/bytes, over 28672/)
   })
 
+  it('pages a channel roster as Teams does, and refuses a bad page request or a channel the bot is not in', async () => {
+    const { body } = await token()
+    for (let i = 0; i < 60; i++)
+      fake.addMember({ aadObjectId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, name: `P${i}` })
+    const page = async (conversation: string, query: string) => {
+      const res = await fetch(
+        `${fake.serviceUrl}v3/conversations/${encodeURIComponent(conversation)}/pagedmembers?${query}`,
+        { headers: { authorization: `Bearer ${body.access_token}` } },
+      )
+      return {
+        status: res.status,
+        body: (await res.json()) as { members?: unknown[]; continuationToken?: string },
+      }
+    }
+    // A page size under 50 is read as 50.
+    const first = await page(fake.channelId, 'pageSize=10')
+    expect(first.status).toBe(200)
+    expect(first.body.members).toHaveLength(50)
+    expect(first.body.members?.[0]).toMatchObject({
+      id: '29:00000000-0000-4000-8000-000000000000',
+      name: 'P0',
+    })
+    const second = await page(fake.channelId, `pageSize=10&continuationToken=${first.body.continuationToken}`)
+    expect(second.body.members).toHaveLength(10)
+    expect(second.body.continuationToken).toBeUndefined()
+    expect((await page(fake.channelId, 'pageSize=abc')).status).toBe(400)
+    expect((await page('19:other@thread.tacv2', 'pageSize=50')).status).toBe(404)
+  })
+
   it('answers 429 with Retry-After past the per-conversation limits', async () => {
     const { body } = await token()
     const results = await Promise.all(

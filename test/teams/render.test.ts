@@ -187,3 +187,49 @@ describe('noticeToTeamsMessage', () => {
     expect(texts(m)).toContain('for your information')
   })
 })
+
+describe('refresh.userIds (Universal Actions)', () => {
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => `29:user-${i}`)
+  const content = (m: TeamsMessage) => m.attachments[0].content
+
+  it('the card everyone sees keeps the question and status without controls, and refreshes for the people listed', () => {
+    const m = render(card([colour]), { refresh: { userIds: ['29:ann', '29:bob'], actionable: false } })
+    expect(texts(m)).toContain('Which colour?')
+    expect(walk(m).filter((x) => x.type === 'Input.Text' || x.type === 'ActionSet')).toEqual([])
+    expect(content(m).actions).toBeUndefined()
+    expect(content(m).refresh).toEqual({
+      action: {
+        type: 'Action.Execute',
+        title: 'Refresh',
+        verb: 'refresh',
+        data: { askbridgeCard: { callId: 'call-1', agent: expect.any(String) } },
+      },
+      userIds: ['29:ann', '29:bob'],
+    })
+    // The only Action.Execute is the refresh itself.
+    expect(executes(m)).toEqual([content(m).refresh?.action])
+  })
+
+  it('the copy for one of them has every control and the same refresh', () => {
+    const base = render(card([colour]), { refresh: { userIds: ['29:ann'], actionable: false } })
+    const own = render(card([colour]), { refresh: { userIds: ['29:ann'], actionable: true } })
+    expect(verbs(own).filter(Boolean)).toEqual(['choose', 'choose', 'other'])
+    expect(content(own).refresh).toEqual(content(base).refresh)
+  })
+
+  it('over 60 people: no refresh, and everyone sees the buttons (the bridge refuses per click)', () => {
+    const m = render(card([colour]), { refresh: { userIds: ids(61), actionable: false } })
+    expect(content(m).refresh).toBeUndefined()
+    expect(verbs(m)).toEqual(['choose', 'choose', 'other'])
+    const sixty = render(card([colour]), { refresh: { userIds: ids(60), actionable: false } })
+    expect(content(sixty).refresh?.userIds).toHaveLength(60)
+  })
+
+  it('a finished card has no refresh: there is nothing left to answer', () => {
+    const m = render(card([colour], { status: 'answered' }), {
+      refresh: { userIds: ['29:ann'], actionable: true },
+    })
+    expect(content(m).refresh).toBeUndefined()
+    expect(executes(m)).toEqual([])
+  })
+})

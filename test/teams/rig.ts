@@ -1,7 +1,8 @@
 /**
  * The real TeamsAdapter wired to the fake Teams: the bot's `POST /teams/messages` on a local port,
  * the fake's token, key and connector endpoints as its Microsoft endpoints. People act only
- * through buttons and inputs actually rendered on the card's message.
+ * through buttons and inputs actually rendered on the card as they see it (refreshed for them
+ * when the card's `refresh.userIds` lists them).
  */
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
@@ -29,9 +30,16 @@ export interface TeamsRig {
   adapter: ObservedTeamsAdapter
   botUrl: string
   activity(callId: string): StoredActivity | undefined
+  /** The posted card's elements: what everyone sees. */
   elements(callId: string): Json[]
+  /** The elements of the card as this person sees it. */
+  seen(callId: string, user: FakeTeamsUser): Promise<Json[]>
   text(callId: string): string
-  /** Use the Action.Execute whose component matches `test`, with typed inputs. */
+  /**
+   * Use the Action.Execute whose component matches `test` on the card as the person sees it, with
+   * typed inputs. When Teams hides the button from them (the card's refresh does not list them),
+   * the click comes from a stale or forged client: the button of the card its people see.
+   */
   execute(
     callId: string,
     test: (verb: string, q?: number, o?: number) => boolean,
@@ -64,6 +72,23 @@ export async function teamsRig(options: Partial<TeamsAdapterOptions> = {}): Prom
     const ref = adapter.refs.get(callId)
     return ref ? fake.activities.get(ref.activityId) : undefined
   }
+  const flatten = (root: unknown): Json[] => {
+    const out: Json[] = []
+    const visit = (x: unknown) => {
+      if (Array.isArray(x)) x.forEach(visit)
+      else if (x && typeof x === 'object') {
+        out.push(x as Json)
+        for (const v of Object.values(x)) visit(v)
+      }
+    }
+    visit(root)
+    return out
+  }
+  const seen = async (callId: string, user: FakeTeamsUser): Promise<Json[]> => {
+    const stored = activity(callId)
+    if (!stored) throw new Error(`card ${callId} not posted`)
+    return flatten(await fake.view(stored.id, user))
+  }
   const elements = (callId: string): Json[] => {
     const out: Json[] = []
     const visit = (x: unknown) => {
@@ -87,17 +112,25 @@ export async function teamsRig(options: Partial<TeamsAdapterOptions> = {}): Prom
         .filter((e) => e.type === 'TextBlock')
         .map((e) => String(e.text).replace(/\\(.)/g, '$1'))
         .join('\n'),
+    seen,
     async execute(callId, test, user, inputs) {
       const stored = activity(callId)
       if (!stored) throw new Error(`card ${callId} not posted`)
-      const all = elements(callId)
-      const action = all.find((e) => {
-        if (e.type !== 'Action.Execute') return false
-        const ref = decodeComponentId(String((e.data as Json)[ACTION_KEY]))
-        return ref?.callId === callId && test(ref.verb, ref.q, ref.o)
-      })
+      const find = (all: Json[]) =>
+        all.find((e) => {
+          if (e.type !== 'Action.Execute') return false
+          const ref = decodeComponentId(String((e.data as Json)[ACTION_KEY]))
+          return ref?.callId === callId && test(ref.verb, ref.q, ref.o)
+        })
+      let all = await seen(callId, user)
+      let action = find(all)
+      const listed = (fake.card(stored.id)?.refresh as { userIds?: string[] } | undefined)?.userIds?.[0]
+      if (!action && listed) {
+        all = await seen(callId, { aadObjectId: listed.replace(/^29:/, ''), name: 'stale client' })
+        action = find(all)
+      }
       if (!action) throw new Error(`no matching button on ${callId}`)
-      const record = await fake.execute(stored.id, action, inputs?.(all) ?? {}, user)
+      const record = await fake.execute(stored.id, action, inputs?.(all) ?? {}, user, all[0])
       if (record.status !== 200) throw new Error(`invoke answered ${record.status}`)
       return record.body
     },

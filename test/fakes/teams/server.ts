@@ -5,14 +5,19 @@
  * - Entra: `POST /{tenant}/oauth2/v2.0/token` (client credentials -> an access token),
  *   `GET /{tenant}/discovery/v2.0/keys` (the JWKS inbound tokens are checked against) and the
  *   OpenID metadata beside it.
- * - Connector (v3, under `serviceUrl`): send an activity, update an activity, get a member,
- *   create a one-to-one conversation. Every call needs a token the fake issued; every message is
+ * - Connector (v3, under `serviceUrl`): send an activity, update an activity, get a member, read
+ *   a channel's roster (`members`, and `pagedmembers` with `pageSize` 50–500 and a
+ *   continuation token, as Teams pages it), create a one-to-one conversation. Every call needs a token the fake issued; every message is
  *   checked (validate.ts: shape, Adaptive Card 1.5, ~28 KB: 413 past it) and recorded.
  * - Rate limits per conversation as Teams documents them (7/1 s, 8/2 s, 60/30 s): 429 with
  *   Retry-After past them, and injected 429s for tests.
- * - People: `execute` builds a real `adaptiveCard/action` invoke from a button on a stored card,
- *   signs it with the fake's RSA key (a JWT the way the Bot Framework signs them) and POSTs it to
- *   the bot; the invoke response is recorded, and a message in it is a private notice.
+ * - People: `execute` builds a real `adaptiveCard/action` invoke from a button on the card as the
+ *   person sees it, signs it with the fake's RSA key (a JWT the way the Bot Framework signs them)
+ *   and POSTs it to the bot; the invoke response is recorded, and a message in it is a private
+ *   notice. `view` is what a person sees: a card whose `refresh.userIds` lists them is first
+ *   refreshed (an `adaptiveCard/action` invoke with the refresh action, as Teams sends it when
+ *   the card is shown) and the card in the answer is checked and shown; anyone else sees the
+ *   posted card.
  */
 import {
   createPrivateKey,
@@ -34,6 +39,8 @@ export interface FakeTeamsUser {
   aadObjectId: string
   name: string
   email?: string
+  /** User principal name, when it differs from the e-mail address. */
+  upn?: string
 }
 
 export interface StoredActivity {
@@ -83,8 +90,12 @@ export class FakeTeams {
   /** Payloads refused (shape or size), with why. */
   readonly rejected: Array<{ path: string; problems: string[] }> = []
   readonly requests: TeamsRequestLog[] = []
-  /** Members the connector knows, by Entra object id. */
+  /** Refresh invokes sent to the bot: who asked, and whether the answer had controls. */
+  readonly refreshes: Array<{ aadObjectId: string; activityId: string; controls: boolean }> = []
+  /** Members the connector knows, by Entra object id (every channel's roster has them all). */
   readonly members = new Map<string, FakeTeamsUser>()
+  /** Channels the bot is in (others' rosters answer 404). */
+  readonly channels = new Set<string>([this.channelId])
   /** Where invokes go (`http://127.0.0.1:PORT/teams/messages`); set by the test. */
   botUrl = ''
   private server: Server | undefined
@@ -194,8 +205,13 @@ export class FakeTeams {
     return createPrivateKey(pem)
   }
 
-  /** An `adaptiveCard/action` invoke for a button, as Teams builds it. */
-  invokeActivity(activityId: string, data: Json, user: FakeTeamsUser): Json {
+  /** An `adaptiveCard/action` invoke for a button, as Teams builds it (or for a card's refresh). */
+  invokeActivity(
+    activityId: string,
+    data: Json,
+    user: FakeTeamsUser,
+    action: { verb: string; trigger: 'manual' | 'automatic' } = { verb: 'askbridge', trigger: 'manual' },
+  ): Json {
     const stored = this.activities.get(activityId)
     return {
       type: 'invoke',
@@ -218,7 +234,7 @@ export class FakeTeams {
         channel: { id: stored?.conversationId ?? this.channelId },
       },
       locale: 'en-US',
-      value: { action: { type: 'Action.Execute', verb: 'askbridge', data }, trigger: 'manual' },
+      value: { action: { type: 'Action.Execute', verb: action.verb, data }, trigger: action.trigger },
     }
   }
 
@@ -243,7 +259,13 @@ export class FakeTeams {
    * A person uses a button on a stored card: `data` is the button's own data, `inputs` what they
    * entered in the card's inputs (by input id). A message in the invoke response is their notice.
    */
-  async execute(activityId: string, action: Json, inputs: Json, user: FakeTeamsUser): Promise<InvokeRecord> {
+  async execute(
+    activityId: string,
+    action: Json,
+    inputs: Json,
+    user: FakeTeamsUser,
+    seen?: Json,
+  ): Promise<InvokeRecord> {
     this.addMember(user)
     // Teams sends every input of the card with the action: their shown values, then what was typed.
     const shown: Json = {}
@@ -256,13 +278,54 @@ export class FakeTeams {
         for (const v of Object.values(el)) visit(v)
       }
     }
-    visit(this.activities.get(activityId)?.activity.attachments)
+    visit(seen ?? this.activities.get(activityId)?.activity.attachments)
     const data = { ...shown, ...inputs, ...(action.data as Json) }
     const record = await this.deliver(this.invokeActivity(activityId, data, user))
     const body = record.body
     if (record.status === 200 && body?.type === 'application/vnd.microsoft.activity.message')
       this.notice(user.aadObjectId, String(body.value))
     return record
+  }
+
+  /** The posted card (its Adaptive Card). */
+  card(activityId: string): Json | undefined {
+    const attachments = this.activities.get(activityId)?.activity.attachments as Json[] | undefined
+    return attachments?.[0]?.content as Json | undefined
+  }
+
+  /**
+   * The card as this person sees it: refreshed for them when its `refresh.userIds` lists them
+   * (the bot's answer must be an Adaptive Card, checked like a message), else the posted card.
+   */
+  async view(activityId: string, user: FakeTeamsUser): Promise<Json | undefined> {
+    const card = this.card(activityId)
+    const refresh = card?.refresh as { action?: Json; userIds?: unknown } | undefined
+    const listed = Array.isArray(refresh?.userIds) && refresh.userIds.includes(`29:${user.aadObjectId}`)
+    if (!card || !refresh?.action || !listed) return card
+    const record = await this.deliver(
+      this.invokeActivity(activityId, refresh.action.data as Json, user, {
+        verb: String(refresh.action.verb),
+        trigger: 'automatic',
+      }),
+    )
+    const body = record.body
+    if (record.status !== 200 || body?.type !== 'application/vnd.microsoft.card.adaptive')
+      throw new Error(`the bot answered a refresh with ${record.status} ${JSON.stringify(body)}`)
+    const problems = validateActivity({
+      type: 'message',
+      attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content: body.value }],
+    })
+    if (problems.length) {
+      this.rejected.push({ path: 'refresh invoke response', problems })
+      throw new Error(`the refreshed card is malformed: ${problems.join('; ')}`)
+    }
+    const shown = body.value as Json
+    this.refreshes.push({
+      aadObjectId: user.aadObjectId,
+      activityId,
+      controls: JSON.stringify([shown.body, shown.actions]).includes('"Action.Execute"'),
+    })
+    return shown
   }
 
   private notice(aadObjectId: string, text: string): void {
@@ -350,19 +413,35 @@ export class FakeTeams {
       return send(201, { id })
     }
     if (!conversationId) return send(404, { error: { code: 'NotFound', message: path } })
+    // GET /v3/conversations/{id}/members and /pagedmembers: the channel's roster.
+    if (
+      req.method === 'GET' &&
+      parts.length === 3 &&
+      (parts[2] === 'members' || parts[2] === 'pagedmembers')
+    ) {
+      if (!this.channels.has(conversationId))
+        return send(404, { error: { code: 'ConversationNotFound', message: 'the bot is not in it' } })
+      const all = [...this.members.values()].map((m) => this.account(m))
+      if (parts[2] === 'members') return send(200, all)
+      const rawSize = url.searchParams.get('pageSize')
+      const size = rawSize === null ? 200 : Number(rawSize)
+      const token = url.searchParams.get('continuationToken')
+      const from = token === null ? 0 : Number(Buffer.from(token, 'base64url').toString('utf8'))
+      if (!Number.isInteger(size) || size < 1 || !Number.isInteger(from) || from < 0 || from > all.length)
+        return send(400, { error: { code: 'BadArgument', message: 'pageSize or continuationToken' } })
+      // Teams reads a page size under 50 as 50 and caps it at 500.
+      const take = Math.min(500, Math.max(50, size))
+      const members = all.slice(from, from + take)
+      const next =
+        from + take < all.length ? Buffer.from(String(from + take)).toString('base64url') : undefined
+      return send(200, { members, ...(next ? { continuationToken: next } : {}) })
+    }
     // GET /v3/conversations/{id}/members/{userId}
     if (req.method === 'GET' && parts[2] === 'members' && parts[3]) {
       const aad = parts[3].replace(/^29:/, '')
       const m = this.members.get(aad)
       if (!m) return send(404, { error: { code: 'MemberNotFoundInConversation', message: 'not a member' } })
-      return send(200, {
-        id: `29:${m.aadObjectId}`,
-        name: m.name,
-        aadObjectId: m.aadObjectId,
-        ...(m.email ? { email: m.email, userPrincipalName: m.email } : {}),
-        tenantId: this.tenantId,
-        userRole: 'user',
-      })
+      return send(200, this.account(m))
     }
     if (parts[2] !== 'activities') return send(404, { error: { code: 'NotFound', message: path } })
     const raw = await readBody(req)
@@ -392,6 +471,18 @@ export class FakeTeams {
       return send(200, { id: stored.id })
     }
     return send(405, { error: { code: 'MethodNotAllowed', message: `${req.method} ${path}` } })
+  }
+
+  /** A member as Teams reports them (TeamsChannelAccount). */
+  private account(m: FakeTeamsUser): Json {
+    return {
+      id: `29:${m.aadObjectId}`,
+      name: m.name,
+      aadObjectId: m.aadObjectId,
+      ...(m.email ? { email: m.email, userPrincipalName: m.upn ?? m.email } : {}),
+      tenantId: this.tenantId,
+      userRole: 'user',
+    }
   }
 
   /** Take one operation in a conversation's windows; ms to wait when over. */

@@ -96,6 +96,22 @@ export function validateActivity(activity: unknown): string[] {
     card.body.forEach((el, i) => {
       element(el, `body[${i}]`)
     })
+  // Universal Actions' refresh: an Action.Execute, and at most 60 user ids (Teams user MRIs).
+  if (card.refresh !== undefined) {
+    const refresh = card.refresh
+    if (!isObject(refresh)) problems.push('card.refresh is not an object')
+    else {
+      action(refresh.action, 'refresh.action')
+      if (!isObject(refresh.action) || refresh.action.type !== 'Action.Execute')
+        problems.push('refresh.action must be an Action.Execute')
+      const userIds = refresh.userIds
+      if (userIds !== undefined) {
+        if (!Array.isArray(userIds) || userIds.some((u) => typeof u !== 'string' || !/^29:\S+$/.test(u)))
+          problems.push('refresh.userIds must be Teams user ids (29:…)')
+        else if (userIds.length > 60) problems.push(`refresh.userIds has ${userIds.length} ids, over 60`)
+      }
+    }
+  }
   if (card.actions !== undefined) {
     if (!Array.isArray(card.actions)) problems.push('card.actions is not an array')
     else
