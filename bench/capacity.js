@@ -84,7 +84,7 @@ function writeBytes(pid) {
 let early = 0
 
 /** One ask and its click: the blocking ask, its card in the inbox, a person's choice. */
-async function cycle(url, callId) {
+async function cycle(url, cookie, callId) {
   const asking = fetch(`${url}/v1/ask`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -94,7 +94,7 @@ async function cycle(url, callId) {
   for (let attempt = 0; ; attempt++) {
     const res = await fetch(`${url}/inbox/api/cards/${callId}/actions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', cookie },
       body: JSON.stringify({
         action: { type: 'choose', questionId: 'go', label: 'Yes' },
         person: { name: 'Ana' },
@@ -116,10 +116,12 @@ async function cycle(url, callId) {
 async function measure({ name, db, prefix, counts, schema }) {
   const server = await startServe({ ASKBRIDGE_DB: db })
   try {
+    // The person acts in the inbox, through the sign-in link `serve` printed.
+    const cookie = await server.inboxCookie()
     await pool(
       Array.from({ length: WARMUP }, (_, i) => `${prefix}-warm-${i}`),
       CONCURRENCY,
-      (id) => cycle(server.url, id),
+      (id) => cycle(server.url, cookie, id),
     )
     await sleep(500)
     early = 0
@@ -133,7 +135,7 @@ async function measure({ name, db, prefix, counts, schema }) {
     await pool(
       Array.from({ length: CYCLES }, (_, i) => `${prefix}-${i}`),
       CONCURRENCY,
-      (id) => cycle(server.url, id),
+      (id) => cycle(server.url, cookie, id),
     )
     // Let the last commits, checkpoints and statistics land.
     await sleep(1500)
