@@ -471,3 +471,8 @@ export function redirectUriOf(config: Config): string | undefined {
   if (config.ASKBRIDGE_OIDC_REDIRECT_URI) return config.ASKBRIDGE_OIDC_REDIRECT_URI
   return config.ASKBRIDGE_PUBLIC_URL ? `${config.ASKBRIDGE_PUBLIC_URL}/inbox/callback` : undefined
 }
+
+/** Every inbox cookie (sign-in session, sign-in flow, one-time link) is `Secure` when people reach the bridge over https. */
+export function secureCookiesOf(config: Config): boolean {
+  return [publicUrlOf(config), redirectUriOf(config)].some((u) => u?.startsWith('https:') === true)
+}

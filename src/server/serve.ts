@@ -1,7 +1,7 @@
 import type { ChatAdapter } from '../answerer/adapter.js'
 import { ChatAnswerer } from '../answerer/chat.js'
 import type { Destination } from '../card/types.js'
-import { type Config, ConfigError, publicUrlOf, redirectUriOf } from '../config/env.js'
+import { type Config, ConfigError, publicUrlOf, redirectUriOf, secureCookiesOf } from '../config/env.js'
 import { platformProblems } from '../config/platforms.js'
 import { type Logger, silentLogger } from '../log.js'
 import { OnCallLookup } from '../oncall/lookup.js'
@@ -190,7 +190,7 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
     const onInboxLink = options.onInboxLink
     const inboxLinks = new InboxLinks({
       logger: log,
-      secureCookies: publicUrl?.startsWith('https:') === true,
+      secureCookies: secureCookiesOf(config),
       ...(onInboxLink ? { onLink: (path: string) => onInboxLink(`${base}${path}`) } : {}),
     })
     const web = built.web
@@ -305,13 +305,12 @@ async function startSignIn(
       'ASKBRIDGE_OIDC_REDIRECT_URI or ASKBRIDGE_PUBLIC_URL is needed with ASKBRIDGE_OIDC_ISSUER',
     ])
   }
-  const publicUrl = publicUrlOf(config)
   return InboxSignIn.discover({
     issuer,
     clientId,
     clientSecret,
     redirectUri,
-    secureCookies: redirectUri.startsWith('https:') || publicUrl?.startsWith('https:') === true,
+    secureCookies: secureCookiesOf(config),
     sessions: store,
     logger: log,
     ...(session?.ttlMs === undefined ? {} : { sessionTtlMs: session.ttlMs }),
