@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
  * import each other in a circle, type imports included. Each floor is a list of folders (a
  * trailing slash) or single files; every file under src/ and adapters/ must be on one.
  */
-export const FLOORS: ReadonlyArray<{ floor: string; holds: readonly string[] }> = [
+const FLOORS: ReadonlyArray<{ floor: string; holds: readonly string[] }> = [
   { floor: 'log', holds: ['src/log.ts'] },
   { floor: 'protocol', holds: ['src/protocol/'] },
   { floor: 'card', holds: ['src/card/'] },
@@ -61,14 +61,14 @@ function importGraph(): { nodes: string[]; edges: Edge[] } {
 }
 
 /** The floor a file is on (its index in `floors`), or -1. */
-export function floorOf(file: string, floors = FLOORS): number {
+function floorOf(file: string, floors = FLOORS): number {
   return floors.findIndex(({ holds }) =>
     holds.some((h) => (h.endsWith('/') ? file.startsWith(h) : file === h)),
   )
 }
 
 /** Imports that reach up: from a file to one on a higher floor. */
-export function upward(edges: readonly Edge[], floors = FLOORS): string[] {
+function upward(edges: readonly Edge[], floors = FLOORS): string[] {
   return edges
     .filter(({ from, to }) => floorOf(to, floors) > floorOf(from, floors))
     .map(
@@ -78,7 +78,7 @@ export function upward(edges: readonly Edge[], floors = FLOORS): string[] {
 }
 
 /** The import circles: each strongly connected set of two or more files (or a file importing itself). */
-export function circles(edges: readonly Edge[]): string[][] {
+function circles(edges: readonly Edge[]): string[][] {
   const next = new Map<string, string[]>()
   for (const { from, to } of edges) next.set(from, [...(next.get(from) ?? []), to])
   // Tarjan's algorithm.
