@@ -1,6 +1,6 @@
 import type { CardState } from '../card/types.js'
 import type { AskUserQuestionAnswer } from '../protocol/types.js'
-import { isSharedStore } from '../service/replicas.js'
+import { isSharedStore } from '../store/capabilities.js'
 import type { CallKey, Store } from '../store/types.js'
 import type { Waiters } from './waiters.js'
 

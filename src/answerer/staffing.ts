@@ -9,8 +9,8 @@ import type {
 } from '../card/types.js'
 import type { Logger } from '../log.js'
 import type { OnCallLookup } from '../oncall/lookup.js'
-import type { People } from '../oncall/people.js'
-import { LIST_OF, respondersOn } from '../platform.js'
+import { LIST_OF, respondersOn } from '../platform-descriptor.js'
+import type { People } from '../routing/people.js'
 import type { OnCallRule, RoutePlan } from '../routing/types.js'
 import type { ChatAdapter } from './adapter.js'
 

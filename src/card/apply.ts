@@ -1,7 +1,8 @@
+import type { FormSpec } from '../protocol/form.js'
 import { LIMITS } from '../protocol/schemas.js'
 import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../protocol/types.js'
 import { isForm } from './controls.js'
-import { checkFieldArray, checkFieldText, type FormSpec } from './fields.js'
+import { checkFieldArray, checkFieldText } from './fields.js'
 import type {
   ApplyResult,
   CardKind,

@@ -1,27 +1,11 @@
 /**
- * Form fields: askbridge's own rules for a question whose answer must be a typed value (an MCP
+ * Form fields: checking a person's answer against askbridge's rules for a typed value (an MCP
  * elicitation property). The card keeps them beside the questions, so a person who types an
  * invalid value is refused at once, before the form completes, on every surface.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
-
-/** How a field turns a person's answer into a value. */
-export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'single' | 'multi' | 'decision'
-
-export interface FieldRule {
-  kind: FieldKind
-  /** The property's JSON schema (a flat primitive schema; see src/hooks/elicit.ts). */
-  schema: Record<string, unknown>
-  /** A required property cannot be skipped. */
-  required: boolean
-  /** The field's name for people (the property title), used in refusals. */
-  title?: string
-  /** Option label -> value, for select fields whose labels are titles. */
-  values?: Record<string, string>
-  /** `decision` fields: the label that declines the whole form (the other questions may stay empty). */
-  decline?: string
-}
+import type { FieldRule } from '../protocol/form.js'
 
 export type FieldValue = string | number | boolean | string[]
 
@@ -148,10 +132,4 @@ export function checkFieldArray(rule: FieldRule, values: string[]): FieldCheck {
     return { ok: false, message: explain(e, rule.schema) }
   }
   return { ok: true, value: values }
-}
-
-/** The form a request carries: field rules by question id, and pre-selected answers. */
-export interface FormSpec {
-  fields: Record<string, FieldRule>
-  defaults?: Record<string, { selected: string[]; custom?: string }>
 }

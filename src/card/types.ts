@@ -1,5 +1,5 @@
+import type { FieldRule } from '../protocol/form.js'
 import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../protocol/types.js'
-import type { FieldRule } from './fields.js'
 
 /** Someone who interacted with a card, as their platform names them. */
 export interface Person {

@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import { z } from 'zod'
-import type { PlatformModule } from '../platform.js'
+import type { PlatformDescriptor as PlatformModule } from '../platform-descriptor.js'
 import { parseDuration } from '../routing/duration.js'
-import { DEFAULT_EDGE_LIMITS as EDGE } from '../server/edge.js'
 import { isPostgresUrl, parsePostgresUrl } from '../store/pg-url.js'
 import { type AgentTokenEntry, loadAgentTokens } from './agent-tokens.js'
+import { DEFAULT_EDGE_LIMITS as EDGE } from './edge-limits.js'
 
 /** Hosts that never leave the machine; anything else needs ASKBRIDGE_API_TOKEN. */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parse } from 'dotenv'
-import type { PlatformModule } from '../platform.js'
+import type { PlatformDescriptor } from '../platform-descriptor.js'
 import { type Config, parseConfig } from './env.js'
 
 export * from './env.js'
@@ -13,7 +13,7 @@ export interface LoadConfigOptions {
   /** The `.env` file. @default `.env` in the working directory */
   envFile?: string
   /** The platforms whose variables are read too (adapters/platforms.ts). */
-  platforms: readonly PlatformModule[]
+  platforms: readonly PlatformDescriptor[]
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { PlatformModule } from '../platform.js'
+import type { PlatformDescriptor } from '../platform-descriptor.js'
 import type { RoutesFile } from '../routing/routes.js'
 import type { Config } from './env.js'
 
@@ -12,7 +12,7 @@ import type { Config } from './env.js'
 export function platformProblems(
   config: Config,
   routes: RoutesFile | undefined,
-  platforms: readonly PlatformModule[],
+  platforms: readonly PlatformDescriptor[],
   routesPath?: string,
 ): string[] {
   const problems: string[] = []

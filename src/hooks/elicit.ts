@@ -10,13 +10,8 @@
  * askbridge also checks `pattern` when a server sends one. Anything else is refused by name.
  */
 
-import {
-  BOOLEAN_LABELS,
-  checkFieldArray,
-  checkFieldText,
-  type FieldRule,
-  optionValue,
-} from '../card/fields.js'
+import { BOOLEAN_LABELS, checkFieldArray, checkFieldText, optionValue } from '../card/fields.js'
+import type { FieldRule } from '../protocol/form.js'
 import { LIMITS } from '../protocol/schemas.js'
 import type { AskUserQuestionAnswerItem, AskUserQuestionItem } from '../protocol/types.js'
 import { HookError } from './errors.js'

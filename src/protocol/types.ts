@@ -1,4 +1,4 @@
-import type { FormSpec } from '../card/fields.js'
+import type { FormSpec } from './form.js'
 
 /**
  * The user-questions protocol (see docs/protocol.md). Field names and semantics are the interface:

@@ -1,7 +1,7 @@
 import { samePerson } from '../card/apply.js'
 import type { CardState, Person } from '../card/types.js'
-import { People } from '../oncall/people.js'
-import { respondersOn } from '../platform.js'
+import { respondersOn } from '../platform-descriptor.js'
+import { People } from './people.js'
 
 export interface ResponderPolicyOptions {
   /** Members of a platform group (a user group); undefined when the platform cannot tell. */

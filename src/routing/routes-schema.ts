@@ -4,7 +4,7 @@
  * `validateRoutes` with each platform's rules.
  */
 import { z } from 'zod'
-import type { PlatformModule } from '../platform.js'
+import type { PlatformDescriptor } from '../platform-descriptor.js'
 import { parseDuration } from './duration.js'
 
 /** PagerDuty object ids (`PABC123`). */
@@ -125,7 +125,7 @@ const routeSchema = (destination: ReturnType<typeof destinationSchema>) =>
  * email -> `{<platform>: user id, ...}`: one person's accounts on each platform; a bare id is an
  * account on the platform whose module takes that shorthand.
  */
-function peopleSchema(platforms: readonly PlatformModule[]) {
+function peopleSchema(platforms: readonly PlatformDescriptor[]) {
   const accounts: Record<string, z.ZodOptional<z.ZodString>> = {}
   for (const p of platforms) {
     if (p.ids) accounts[p.id] = z.string().regex(p.ids.user.pattern, `not a ${p.ids.user.what}`).optional()
@@ -152,7 +152,7 @@ function peopleSchema(platforms: readonly PlatformModule[]) {
 }
 
 /** The routes file's schema for these platforms. */
-export function routesFileSchema(platforms: readonly PlatformModule[]) {
+export function routesFileSchema(platforms: readonly PlatformDescriptor[]) {
   return z.strictObject({
     people: peopleSchema(platforms).optional(),
     routes: z.array(routeSchema(destinationSchema(platforms.map((p) => p.id)))),

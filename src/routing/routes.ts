@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs'
 import type { Destination, EscalationTier, Mention, PlatformResponders, Responders } from '../card/types.js'
 import { type Logger, silentLogger } from '../log.js'
-import { mentionHint, type PlatformModule, parseMention, type ResponderList } from '../platform.js'
+import {
+  mentionHint,
+  type PlatformDescriptor,
+  parseMention,
+  type ResponderList,
+} from '../platform-descriptor.js'
 import type { AnswererRequest } from '../protocol/types.js'
 import { parseDuration } from './duration.js'
 import {
@@ -32,8 +37,8 @@ const pathOf = (path: ReadonlyArray<PropertyKey>) =>
   )
 
 /** The platforms by id. */
-type Platforms = ReadonlyMap<string, PlatformModule>
-const byId = (platforms: readonly PlatformModule[]): Platforms => new Map(platforms.map((p) => [p.id, p]))
+type Platforms = ReadonlyMap<string, PlatformDescriptor>
+const byId = (platforms: readonly PlatformDescriptor[]): Platforms => new Map(platforms.map((p) => [p.id, p]))
 
 function checkDestination(d: DestinationConfig, at: string, platforms: Platforms, problems: string[]): void {
   const platform = platforms.get(d.platform)
@@ -114,7 +119,7 @@ export function pagerDutyTargets(
  */
 export function validateRoutes(
   value: unknown,
-  platformList: readonly PlatformModule[],
+  platformList: readonly PlatformDescriptor[],
   source?: string,
 ): RoutesFile {
   const platforms = byId(platformList)
@@ -205,7 +210,7 @@ export function validateRoutes(
 }
 
 /** Read and validate a routes file; errors name the file and the exact path of each problem. */
-export function loadRoutes(path: string, platforms: readonly PlatformModule[]): RoutesFile {
+export function loadRoutes(path: string, platforms: readonly PlatformDescriptor[]): RoutesFile {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
@@ -288,7 +293,7 @@ function toDestination(d: DestinationConfig, platforms: Platforms): Destination 
 export function routesRouter(
   file: RoutesFile,
   defaults: Destination[],
-  platformList: readonly PlatformModule[],
+  platformList: readonly PlatformDescriptor[],
   logger: Logger = silentLogger,
 ): Router {
   const platforms = byId(platformList)

@@ -7,30 +7,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
+import { DEFAULT_EDGE_LIMITS, type EdgeLimits } from '../config/edge-limits.js'
 import { type Logger, silentLogger } from '../log.js'
 import { HttpError } from './errors.js'
 import { wantsEventStream } from './sse.js'
-
-/** Limits of {@link Edge}; every one is an environment variable (src/config/env.ts). */
-export interface EdgeLimits {
-  /** ASKBRIDGE_BODY_TIMEOUT: a request (headers and body) must arrive within this. */
-  bodyTimeoutMs: number
-  /** ASKBRIDGE_MAX_CONNECTIONS / ASKBRIDGE_MAX_CONNECTIONS_PER_CLIENT */
-  connections: number
-  connectionsPerClient: number
-  /** ASKBRIDGE_MAX_STREAMS / ASKBRIDGE_MAX_STREAMS_PER_CLIENT: Server-Sent Events streams open at once. */
-  streams: number
-  streamsPerClient: number
-}
-
-export const DEFAULT_EDGE_LIMITS: EdgeLimits = {
-  bodyTimeoutMs: 30_000,
-  connections: 10_000,
-  // Above ASKBRIDGE_MAX_WAITING_ASKS' default: one agent host may fill the waiting asks.
-  connectionsPerClient: 6_000,
-  streams: 1_000,
-  streamsPerClient: 100,
-}
 
 export interface EdgeOptions {
   /** ASKBRIDGE_TRUSTED_PROXIES: peers whose `Forwarded` / `X-Forwarded-*` headers are accepted. */

@@ -1,5 +1,5 @@
+import { isSharedStore } from '../store/capabilities.js'
 import type { CallKey, Store } from '../store/types.js'
-import { isSharedStore } from './replicas.js'
 
 /**
  * After a restart: timed calls left open by a dead process become continued (the "outcome

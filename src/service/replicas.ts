@@ -1,26 +1,8 @@
 import { type Logger, silentLogger } from '../log.js'
+import { isSharedStore } from '../store/capabilities.js'
 import { callKeyString } from '../store/fold.js'
-import type { StoreChangeListener } from '../store/pg-notify.js'
-import type { CallKey, Store } from '../store/types.js'
+import type { CallKey } from '../store/types.js'
 import type { UserQuestionService } from './service.js'
-
-/**
- * A store several processes share (PostgreSQL): it tells of the others' changes as they commit
- * and lets a process take over the deadlines of one that died.
- */
-export interface SharedStore extends Store {
-  /** This process, in leases and notifications. */
-  readonly instanceId: string
-  /** Changes other processes commit; `resync` after notifications may have been missed. */
-  watch(listener: StoreChangeListener): () => void
-  /** Turn due timed calls of dead processes pending, each once across processes; returns them. */
-  takeOverDue(now?: number): Promise<CallKey[]>
-}
-
-export function isSharedStore(store: Store): store is SharedStore {
-  const s = store as Partial<SharedStore>
-  return typeof s.watch === 'function' && typeof s.takeOverDue === 'function'
-}
 
 export interface ReplicaOptions {
   /**

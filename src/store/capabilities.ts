@@ -1,5 +1,6 @@
 import type { LeaderHandlers, Leadership } from './pg-leader.js'
-import type { Store } from './types.js'
+import type { StoreChangeListener } from './pg-notify.js'
+import type { CallKey, Store } from './types.js'
 
 export type { LeaderHandlers, Leadership }
 
@@ -20,4 +21,22 @@ export function capabilitiesOf(store: Store): StoreCapabilities {
   const lead = store.lead?.bind(store)
   if (!lead) return {}
   return { leader: (job, handlers) => lead(job, handlers), seenOnce: store }
+}
+
+/**
+ * A store several processes share (PostgreSQL): it tells of the others' changes as they commit
+ * and lets a process take over the deadlines of one that died.
+ */
+export interface SharedStore extends Store {
+  /** This process, in leases and notifications. */
+  readonly instanceId: string
+  /** Changes other processes commit; `resync` after notifications may have been missed. */
+  watch(listener: StoreChangeListener): () => void
+  /** Turn due timed calls of dead processes pending, each once across processes; returns them. */
+  takeOverDue(now?: number): Promise<CallKey[]>
+}
+
+export function isSharedStore(store: Store): store is SharedStore {
+  const s = store as Partial<SharedStore>
+  return typeof s.watch === 'function' && typeof s.takeOverDue === 'function'
 }

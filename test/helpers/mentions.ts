@@ -1,5 +1,5 @@
 import { PLATFORMS } from '../../adapters/platforms.js'
-import { type Mention, parseMention } from '../../src/platform.js'
+import { type Mention, parseMention } from '../../src/platform-descriptor.js'
 
 /** Mentions as the routes file writes them (`subteam:S…`), parsed by the platform's module. */
 export function mentions(platform: string, ...texts: string[]): Mention[] {

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { PLATFORMS } from '../../adapters/platforms.js'
 import { ChatAnswerer } from '../../src/answerer/chat.js'
-import { People } from '../../src/oncall/people.js'
+import { People } from '../../src/routing/people.js'
 import { routesRouter, validateRoutes } from '../../src/routing/routes.js'
 import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'

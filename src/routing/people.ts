@@ -1,5 +1,5 @@
 import type { Person } from '../card/types.js'
-import { globMatch } from '../routing/routes.js'
+import { globMatch } from './routes.js'
 
 /** One person's accounts, from the routes file's `people` map: platform id -> user id. */
 export type PersonAccounts = Partial<Record<string, string>>
