@@ -141,6 +141,19 @@ describe('architecture: floors and circles', () => {
     expect(circles(edges)).toEqual([])
   })
 
+  it('docs/architecture.md lists the same floors, in the same order', () => {
+    const page = readFileSync(join(root, 'docs/architecture.md'), 'utf8')
+    const section = page.slice(
+      page.indexOf('## Folders and layers'),
+      page.indexOf('\n## ', page.indexOf('## Folders and layers') + 1),
+    )
+    const rows = section
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .map((line) => [...(line.split(' | ')[0] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]))
+    expect(rows).toEqual(FLOORS.map(({ holds }) => holds))
+  })
+
   it('the checks themselves catch an upward import and a circle', () => {
     const floors = [
       { floor: 'low', holds: ['low/'] },
