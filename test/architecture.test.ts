@@ -125,7 +125,7 @@ describe('architecture: floors and circles', () => {
     expect(has('src/adapter-kit.ts', 'src/card/view.ts')).toBe(true)
     expect(has('src/cli/main.ts', 'src/config/platforms.ts')).toBe(true)
     // Every imported file exists: the graph has no misread paths.
-    const missing = edges.filter((e) => !nodes.includes(e.to) && !e.to.startsWith('adapters/web/client/'))
+    const missing = edges.filter((e) => !nodes.includes(e.to))
     expect(missing).toEqual([])
   })
 
