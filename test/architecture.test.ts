@@ -8,6 +8,13 @@ import { describe, expect, it } from 'vitest'
  * import from its own floor and the floors below it, never from a floor above; and no files
  * import each other in a circle, type imports included. Each floor is a list of folders (a
  * trailing slash) or single files; every file under src/ and adapters/ must be on one.
+ *
+ * Where the order is a choice, the imports made it: the card needs only the protocol, the service
+ * checks callIds with the card's codec; routing sits below the configuration, which reads the
+ * routes file's types and its duration parser; PagerDuty (oncall) sits above both, since its
+ * start-up check reads the routes file and reports a ConfigError. A platform's descriptor (ids,
+ * variables, mentions) is low, for configuration and routing; its module (src/platform.ts) names
+ * the adapter and the server's mounts, so it shares the server's floor.
  */
 const FLOORS: ReadonlyArray<{ floor: string; holds: readonly string[] }> = [
   { floor: 'log', holds: ['src/log.ts'] },
