@@ -8,7 +8,7 @@ import type { z } from 'zod'
 import type { ChatAdapter } from './answerer/adapter.js'
 import type { Destination, Mention, MentionKind, PlatformResponders, Responders } from './card/types.js'
 import type { Logger } from './log.js'
-import type { HttpMount, WebhookMount } from './server/http.js'
+import type { HttpMount, WebhookMount } from './server/mounts.js'
 import type { StoreCapabilities } from './store/capabilities.js'
 import type { Store } from './store/types.js'
 

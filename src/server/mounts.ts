@@ -1,6 +1,14 @@
 /** What else answers HTTP on the bridge's port: the web inbox, its sign-in, platform webhooks. */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { SignedInUser } from './signin.js'
+
+/** Who is signed in to the inbox, as the inbox and its answers see them (signin.ts). */
+export interface SignedInUser {
+  /** The verified e-mail address (lower case): the person's identity for responders and quorum. */
+  email: string
+  name: string
+  /** The session's CSRF token: every write must send it as `x-csrf-token`. */
+  csrf: string
+}
 
 /** Something else that answers HTTP on the bridge's port (the web inbox). */
 export interface HttpMount {

@@ -1,7 +1,6 @@
 /** The inbox's own credential: a sign-in session, or without sign-in a one-time link's cookie. */
 import type { InboxLinks } from '../inbox-link.js'
-import type { HttpMount, InboxGate } from '../mounts.js'
-import type { SignedInUser } from '../signin.js'
+import type { HttpMount, InboxGate, SignedInUser } from '../mounts.js'
 import type { Step } from './context.js'
 import { checkOrigin } from './origin.js'
 
