@@ -24,7 +24,8 @@ import { RateLimiter } from './rate-limit.js'
 import { Router } from './router.js'
 import { addRoutes } from './routes/index.js'
 
-export type { HttpMount, InboxContext, InboxGate, WebhookMount } from './mounts.js'
+/** The web adapter's view of an inbox request (adapters/web). */
+export type { InboxContext } from './mounts.js'
 
 /** Options of {@link createHttpServer}. */
 export interface HttpServerOptions {
