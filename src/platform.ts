@@ -9,7 +9,7 @@ import type { ChatAdapter } from './answerer/adapter.js'
 import type { Destination } from './card/types.js'
 import type { Logger } from './log.js'
 import type { PlatformDescriptor } from './platform-descriptor.js'
-import type { HttpMount, WebhookMount } from './server/http.js'
+import type { HttpMount, WebhookMount } from './server/mounts.js'
 import type { StoreCapabilities } from './store/capabilities.js'
 import type { Store } from './store/types.js'
 

@@ -1,151 +1,15 @@
 /**
  * The OpenAPI document of the `/v1` HTTP API, served at `GET /v1/openapi.json` (see
  * docs/http-api.md). Request bodies are the zod schemas the routes parse with, handed in by
- * the API; responses are described here, in one place, as zod schemas. Both become JSON Schema
- * through zod's own `z.toJSONSchema`, so the document cannot drift from the parsers.
+ * the route files (routes/openapi.ts); responses are described in one place, as zod schemas
+ * (openapi-schemas.ts); the paths are built per resource below. Both kinds of schema become JSON
+ * Schema through zod's own `z.toJSONSchema`, so the document cannot drift from the parsers.
  */
 import { z } from 'zod'
-import { elicitRequestSchema, hookInputSchema, permissionUpdateSchema } from '../hooks/schemas.js'
-import {
-  answerItemSchema,
-  lateReplySchema,
-  projectionViewSchema,
-  questionsSchema,
-} from '../protocol/schemas.js'
+import { elicitRequestSchema, hookInputSchema } from '../hooks/schemas.js'
+import { answerItemSchema, questionsSchema } from '../protocol/schemas.js'
 import { MAX_TIMEOUT_MS } from '../protocol/validate.js'
-
-const callId = z.string().meta({ description: 'The call, unique per agent.' })
-const agentId = z.string()
-
-const errorSchema = z
-  .strictObject({
-    error: z.strictObject({
-      name: z.string().meta({ description: '`UserQuestionError`, `HttpError` or `StorageError`.' }),
-      code: z.string().meta({ description: 'What went wrong, stable: branch on it.' }),
-      message: z.string(),
-    }),
-  })
-  .meta({ description: 'Every error response.' })
-
-const askResultSchema = z.union([
-  z.strictObject({ answers: z.array(answerItemSchema), callId }),
-  z.strictObject({ pending: z.literal(true), callId }),
-])
-
-const projectionPageSchema = z.strictObject({
-  ...projectionViewSchema.shape,
-  nextCursor: z.string().optional().meta({ description: 'Pass as `?cursor=` for the next page.' }),
-})
-
-const person = z.looseObject({ platform: z.string(), userId: z.string(), name: z.string().optional() })
-
-const callSchema = z.strictObject({
-  callId,
-  agentId,
-  questions: questionsSchema,
-  state: z.enum(['open', 'continued', 'settled', 'dropped', 'answered', 'cancelled', 'elsewhere']),
-  timed: z.boolean(),
-  deadline: z.number().optional(),
-  route: z.string().optional(),
-  askedAt: z.number().optional(),
-  answers: z.array(answerItemSchema).optional(),
-  settledAt: z.number().optional(),
-  dropCode: z.string().optional(),
-  queuedReply: lateReplySchema.optional(),
-  answeredBy: person.optional(),
-  reason: z.string().optional().meta({ description: 'The reason typed with Approve or Reject.' }),
-  card: z
-    .strictObject({
-      status: z.enum(['open', 'continued', 'answered', 'cancelled', 'elsewhere']),
-      kind: z.enum(['questions', 'approval', 'plan-review']),
-      quorum: z.number().int(),
-      approvals: z.array(person),
-      holders: z.array(person),
-      answeredAt: z.number().optional(),
-      closedReason: z.string().optional(),
-      route: z.string().optional(),
-    })
-    .optional(),
-  posts: z.array(z.strictObject({ platform: z.string(), destination: z.string(), postedAt: z.number() })),
-})
-
-const auditSchema = z.strictObject({
-  events: z.array(
-    z.strictObject({
-      seq: z.number().int(),
-      at: z.number(),
-      agentId: z.string().optional(),
-      callId: z.string().optional(),
-      kind: z.string(),
-      platform: z.string().optional(),
-      actor: person.optional(),
-      detail: z.unknown().optional(),
-      refused: z.boolean().optional(),
-      code: z.string().optional(),
-      /** SHA-256 (hex) of what the person deciding was shown (docs/security.md). */
-      shown: z
-        .string()
-        .regex(/^[0-9a-f]{64}$/)
-        .optional(),
-    }),
-  ),
-})
-
-const elicitContent = z.record(
-  z.string(),
-  z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]),
-)
-const elicitResultSchema = z.union([
-  z.strictObject({ action: z.literal('accept'), content: elicitContent }),
-  z.strictObject({ action: z.enum(['decline', 'cancel']) }),
-])
-
-const hookOutputSchema = z.union([
-  z.strictObject({}).meta({ description: 'No decision: Claude Code shows its own prompt.' }),
-  z.strictObject({
-    hookSpecificOutput: z.union([
-      z.strictObject({
-        hookEventName: z.literal('PermissionRequest'),
-        decision: z.union([
-          z.strictObject({
-            behavior: z.literal('allow'),
-            updatedPermissions: z.array(permissionUpdateSchema).optional(),
-          }),
-          z.strictObject({ behavior: z.literal('deny'), message: z.string() }),
-        ]),
-      }),
-      z.strictObject({
-        hookEventName: z.literal('PreToolUse'),
-        permissionDecision: z.enum(['allow', 'deny']),
-        permissionDecisionReason: z.string(),
-      }),
-      z.strictObject({
-        hookEventName: z.literal('Elicitation'),
-        action: z.literal('accept'),
-        content: elicitContent,
-      }),
-      z.strictObject({ hookEventName: z.literal('Elicitation'), action: z.enum(['decline', 'cancel']) }),
-    ]),
-  }),
-])
-
-/** The response schemas by component name; `Error` is every 4xx/5xx body. */
-const RESPONSES = {
-  Error: errorSchema,
-  AskResult: askResultSchema,
-  ProjectionPage: projectionPageSchema,
-  Call: callSchema,
-  Accepted: z.strictObject({ accepted: z.boolean() }),
-  Cancelled: z.strictObject({ cancelled: z.literal(true), callId, agentId }),
-  Replies: z.strictObject({ replies: z.array(lateReplySchema) }),
-  Admitted: z.strictObject({ admitted: z.literal(true), callId }),
-  Discarded: z.strictObject({ discarded: z.literal(true), callId }),
-  Audit: auditSchema,
-  HookOutput: hookOutputSchema,
-  ElicitResult: elicitResultSchema,
-  Health: z.strictObject({ ok: z.boolean() }),
-  OpenApi: z.looseObject({ openapi: z.string() }),
-}
+import { RESPONSES } from './openapi-schemas.js'
 
 /** The request bodies the API parses with, as the API hands them in. */
 export interface RequestSchemas {
@@ -209,120 +73,164 @@ export function openApiDocument(requests: RequestSchemas): Record<string, unknow
     },
     security: [{ bearer: [] }, {}],
     paths: {
-      '/v1/ask': {
-        post: {
-          summary: 'Ask questions; wait until answered, or for `timeoutMs` at most.',
-          requestBody: body('AskRequest'),
-          responses: { 200: json('AskResult', 'The answers, or pending when the window closed.'), ...errors },
-        },
+      ...askPaths(),
+      ...questionPaths(),
+      ...replyPaths(),
+      ...auditPaths(),
+      ...hookPaths(),
+      ...metaPaths(),
+    },
+  }
+}
+
+type PathItems = Record<string, unknown>
+
+/** `POST /v1/ask`. */
+function askPaths(): PathItems {
+  return {
+    '/v1/ask': {
+      post: {
+        summary: 'Ask questions; wait until answered, or for `timeoutMs` at most.',
+        requestBody: body('AskRequest'),
+        responses: { 200: json('AskResult', 'The answers, or pending when the window closed.'), ...errors },
       },
-      '/v1/questions': {
-        get: {
-          summary: 'The projection: active calls whole, settled calls paged.',
-          parameters: [
-            query('agentId', "One agent's calls; absent: every agent's."),
-            query('limit', 'Settled calls per page (1-1000, default 100).', { type: 'integer' }),
-            query('cursor', "The previous page's `nextCursor`."),
-          ],
-          responses: { 200: json('ProjectionPage', 'One page.'), ...errors },
-        },
+    },
+  }
+}
+
+/** The calls: the projection, one call, cancelling and answering it. */
+function questionPaths(): PathItems {
+  return {
+    '/v1/questions': {
+      get: {
+        summary: 'The projection: active calls whole, settled calls paged.',
+        parameters: [
+          query('agentId', "One agent's calls; absent: every agent's."),
+          query('limit', 'Settled calls per page (1-1000, default 100).', { type: 'integer' }),
+          query('cursor', "The previous page's `nextCursor`."),
+        ],
+        responses: { 200: json('ProjectionPage', 'One page.'), ...errors },
       },
-      '/v1/questions/{callId}': {
-        parameters: [path('callId'), agentQuery],
-        get: {
-          summary: 'One call: its questions, state, answers, card and posts.',
-          responses: { 200: json('Call', 'The call.'), ...errors },
-        },
-        delete: {
-          summary: 'Cancel the call: the waiting ask fails with 410 ASK_CANCELLED.',
-          responses: { 200: json('Cancelled', 'Cancelled.'), ...errors },
-        },
+    },
+    '/v1/questions/{callId}': {
+      parameters: [path('callId'), agentQuery],
+      get: {
+        summary: 'One call: its questions, state, answers, card and posts.',
+        responses: { 200: json('Call', 'The call.'), ...errors },
       },
-      '/v1/questions/{callId}/answer': {
-        parameters: [path('callId'), agentQuery],
-        post: {
-          summary: 'Answer a continued call late; the answer becomes a reply queued to its agent.',
-          requestBody: body('AnswerRequest'),
-          responses: { 200: json('Accepted', 'Whether the answer was taken.'), ...errors },
-        },
+      delete: {
+        summary: 'Cancel the call: the waiting ask fails with 410 ASK_CANCELLED.',
+        responses: { 200: json('Cancelled', 'Cancelled.'), ...errors },
       },
-      '/v1/agents/{agentId}/replies': {
-        parameters: [path('agentId')],
-        get: {
-          summary: 'Late replies: JSON, long-polled with `?wait=`, or Server-Sent Events (`reply` events).',
-          parameters: [
-            query('wait', 'Seconds to wait for a reply when none is queued (0-60).', { type: 'number' }),
-          ],
-          responses: {
-            200: {
-              description:
-                'The queued replies (JSON), or a stream of `reply` events with `Accept: text/event-stream`.',
-              content: {
-                'application/json': { schema: ref('Replies') },
-                'text/event-stream': { schema: { type: 'string' } },
-              },
+    },
+    '/v1/questions/{callId}/answer': {
+      parameters: [path('callId'), agentQuery],
+      post: {
+        summary: 'Answer a continued call late; the answer becomes a reply queued to its agent.',
+        requestBody: body('AnswerRequest'),
+        responses: { 200: json('Accepted', 'Whether the answer was taken.'), ...errors },
+      },
+    },
+  }
+}
+
+/** An agent's late replies. */
+function replyPaths(): PathItems {
+  return {
+    '/v1/agents/{agentId}/replies': {
+      parameters: [path('agentId')],
+      get: {
+        summary: 'Late replies: JSON, long-polled with `?wait=`, or Server-Sent Events (`reply` events).',
+        parameters: [
+          query('wait', 'Seconds to wait for a reply when none is queued (0-60).', { type: 'number' }),
+        ],
+        responses: {
+          200: {
+            description:
+              'The queued replies (JSON), or a stream of `reply` events with `Accept: text/event-stream`.',
+            content: {
+              'application/json': { schema: ref('Replies') },
+              'text/event-stream': { schema: { type: 'string' } },
             },
-            ...errors,
           },
+          ...errors,
         },
       },
-      '/v1/agents/{agentId}/replies/{callId}/admit': {
-        parameters: [path('agentId'), path('callId')],
-        post: {
-          summary: 'The agent took the reply: the call settles.',
-          responses: { 200: json('Admitted', 'Admitted.'), ...errors },
-        },
+    },
+    '/v1/agents/{agentId}/replies/{callId}/admit': {
+      parameters: [path('agentId'), path('callId')],
+      post: {
+        summary: 'The agent took the reply: the call settles.',
+        responses: { 200: json('Admitted', 'Admitted.'), ...errors },
       },
-      '/v1/agents/{agentId}/replies/{callId}': {
-        parameters: [path('agentId'), path('callId')],
-        delete: {
-          summary: 'Discard the reply: the call is answerable again.',
-          responses: { 200: json('Discarded', 'Discarded.'), ...errors },
-        },
+    },
+    '/v1/agents/{agentId}/replies/{callId}': {
+      parameters: [path('agentId'), path('callId')],
+      delete: {
+        summary: 'Discard the reply: the call is answerable again.',
+        responses: { 200: json('Discarded', 'Discarded.'), ...errors },
       },
-      '/v1/audit': {
-        get: {
-          summary: 'The audit: who did what to which call.',
-          parameters: [
-            query('callId', "One call's entries."),
-            query('agentId', "One agent's entries."),
-            query('since', 'Entries at or after this: epoch milliseconds or an ISO date.'),
-          ],
-          responses: { 200: json('Audit', 'The entries, oldest first.'), ...errors },
-        },
+    },
+  }
+}
+
+/** The audit. */
+function auditPaths(): PathItems {
+  return {
+    '/v1/audit': {
+      get: {
+        summary: 'The audit: who did what to which call.',
+        parameters: [
+          query('callId', "One call's entries."),
+          query('agentId', "One agent's entries."),
+          query('since', 'Entries at or after this: epoch milliseconds or an ISO date.'),
+        ],
+        responses: { 200: json('Audit', 'The entries, oldest first.'), ...errors },
       },
-      '/v1/hooks/claude-code': {
-        post: {
-          summary: 'A Claude Code hook (PermissionRequest, PreToolUse, Elicitation, Notification, Stop).',
-          parameters: [
-            query('timeout', 'Answer "no decision" after this: seconds (1-86400) or a duration such as 10m.'),
-            query('route', 'A route from the routes file.'),
-          ],
-          requestBody: body('HookInput'),
-          responses: { 200: json('HookOutput', "The hook's answer; `{}` is no decision."), ...errors },
-        },
+    },
+  }
+}
+
+/** Claude Code hooks and MCP elicitations. */
+function hookPaths(): PathItems {
+  return {
+    '/v1/hooks/claude-code': {
+      post: {
+        summary: 'A Claude Code hook (PermissionRequest, PreToolUse, Elicitation, Notification, Stop).',
+        parameters: [
+          query('timeout', 'Answer "no decision" after this: seconds (1-86400) or a duration such as 10m.'),
+          query('route', 'A route from the routes file.'),
+        ],
+        requestBody: body('HookInput'),
+        responses: { 200: json('HookOutput', "The hook's answer; `{}` is no decision."), ...errors },
       },
-      '/v1/elicit': {
-        post: {
-          summary: 'An MCP elicitation (form mode) answered by people.',
-          requestBody: body('ElicitRequest'),
-          responses: { 200: json('ElicitResult', 'accept with content, decline or cancel.'), ...errors },
-        },
+    },
+    '/v1/elicit': {
+      post: {
+        summary: 'An MCP elicitation (form mode) answered by people.',
+        requestBody: body('ElicitRequest'),
+        responses: { 200: json('ElicitResult', 'accept with content, decline or cancel.'), ...errors },
       },
-      '/v1/openapi.json': {
-        get: {
-          summary: 'This document.',
-          responses: { 200: json('OpenApi', 'The OpenAPI document.'), ...errors },
-        },
+    },
+  }
+}
+
+/** This document and liveness. */
+function metaPaths(): PathItems {
+  return {
+    '/v1/openapi.json': {
+      get: {
+        summary: 'This document.',
+        responses: { 200: json('OpenApi', 'The OpenAPI document.'), ...errors },
       },
-      '/healthz': {
-        get: {
-          summary: 'Liveness; needs no token.',
-          security: [{}],
-          responses: {
-            200: json('Health', 'Serving.'),
-            503: json('Health', 'Shutting down (`ok: false`).'),
-          },
+    },
+    '/healthz': {
+      get: {
+        summary: 'Liveness; needs no token.',
+        security: [{}],
+        responses: {
+          200: json('Health', 'Serving.'),
+          503: json('Health', 'Shutting down (`ok: false`).'),
         },
       },
     },

@@ -1,61 +1,26 @@
 import type { ChatAdapter } from '../answerer/adapter.js'
 import { ChatAnswerer } from '../answerer/chat.js'
-import type { Destination } from '../card/types.js'
 import { type Config, ConfigError, publicUrlOf, redirectUriOf, secureCookiesOf } from '../config/env.js'
 import { platformProblems } from '../config/platforms.js'
 import { type Logger, silentLogger } from '../log.js'
 import { OnCallLookup } from '../oncall/lookup.js'
 import { pagerDutyForRoutes } from '../oncall/startup.js'
-import { isEnabled, type PlatformBuildInput, type PlatformModule, type WebInbox } from '../platform.js'
+import type { PlatformModule, WebInbox } from '../platform.js'
 import { People } from '../routing/people.js'
 import { loadRoutes, type RoutesFile, routesRouter } from '../routing/routes.js'
 import type { Router as RoutesRouter } from '../routing/types.js'
 import { followReplicas } from '../service/replicas.js'
 import { startRetention } from '../service/retention.js'
 import { UserQuestionService } from '../service/service.js'
-import { capabilitiesOf } from '../store/capabilities.js'
 import { connectStore } from '../store/index.js'
 import type { Store } from '../store/types.js'
-import { type BridgeHttpServer, createHttpServer, type WebhookMount } from './http.js'
+import { type BuiltAdapters, buildPlatforms } from './build-platforms.js'
+import { type BridgeHttpServer, createHttpServer } from './http.js'
 import { InboxLinks } from './inbox-link.js'
 import { Metrics } from './metrics.js'
 import { InboxSignIn } from './signin.js'
 
 export type { WebInbox }
-
-/** What the platforms built: every adapter, the default route and the platforms' webhooks. */
-interface BuiltAdapters {
-  web: WebInbox
-  /** Every adapter to start, the web inbox included. */
-  adapters: ChatAdapter[]
-  /** The default route: the web inbox plus each configured platform's default channel. */
-  destinations: Destination[]
-  /** Platform webhooks on the bridge's port. */
-  webhooks: WebhookMount[]
-}
-
-/** Build every platform that is on, in the list's order; exactly one of them is the inbox. */
-async function buildPlatforms(
-  platforms: readonly PlatformModule[],
-  input: Omit<PlatformBuildInput, 'capabilities' | 'publicUrl'> & { config: Config },
-): Promise<BuiltAdapters> {
-  const capabilities = capabilitiesOf(input.store)
-  const publicUrl = publicUrlOf(input.config)
-  const adapters: ChatAdapter[] = []
-  const destinations: Destination[] = []
-  const webhooks: WebhookMount[] = []
-  let web: WebInbox | undefined
-  for (const platform of platforms) {
-    if (!isEnabled(platform, input.config)) continue
-    const built = await platform.build({ ...input, capabilities, ...(publicUrl ? { publicUrl } : {}) })
-    adapters.push(built.adapter)
-    if (built.destination) destinations.push(built.destination)
-    webhooks.push(...(built.webhooks ?? []))
-    if (built.inbox) web = built.inbox
-  }
-  if (!web) throw new Error('no platform in the list builds the web inbox')
-  return { web, adapters, destinations, webhooks }
-}
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -132,29 +97,14 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
     (config.ASKBRIDGE_ROUTES ? loadRoutes(config.ASKBRIDGE_ROUTES, options.platforms) : undefined)
   // Routes naming PagerDuty: the token and every schedule and policy are checked before anything opens.
   const pagerDuty = await pagerDutyForRoutes(routes, config, log)
-  const raw = await connectStore(config.ASKBRIDGE_DB, {
-    log,
-    ...(options.replicas?.leaseMs === undefined ? {} : { leaseMs: options.replicas.leaseMs }),
-  })
-  // Inbox sign-in: the provider must answer now, or serve refuses to start (naming the variable).
-  // Sessions live in the store, so signing out holds on every replica.
-  let signIn: InboxSignIn | undefined
-  try {
-    signIn = await startSignIn(config, raw, log, options.inboxSession)
-  } catch (error) {
-    await raw.close().catch(() => {})
-    throw error
-  }
-  const store = raw
+  const { store, signIn } = await openStore(options, log)
   const service = new UserQuestionService({ store, logger: log })
-  let built: BuiltAdapters | undefined
-  let chat: ChatAnswerer | undefined
-  let http: BridgeHttpServer | undefined
+  const started: { chat?: ChatAnswerer; http?: BridgeHttpServer } = {}
   try {
     // Timed calls left open by a previous process become continued: still answerable.
     const recovered = await service.recover()
     if (recovered.length > 0) log.info('restored continued questions', { count: recovered.length })
-    built = await buildPlatforms(options.platforms, {
+    const built = await buildPlatforms(options.platforms, {
       config,
       store,
       logger: log,
@@ -164,127 +114,217 @@ export async function serve(options: ServeOptions): Promise<BridgeHandle> {
     // bridge gets the same stop.
     const problems = platformProblems(config, routes, options.platforms, config.ASKBRIDGE_ROUTES)
     if (problems.length > 0) throw new ConfigError(problems)
-    const router =
-      options.router ??
-      (routes ? routesRouter(routes, built.destinations, options.platforms, log) : undefined)
     const people = new People(routes?.people)
-    chat = new ChatAnswerer({
-      service,
-      adapters: built.adapters,
-      destinations: built.destinations,
-      logger: log,
-      people,
-      ...(pagerDuty ? { oncall: new OnCallLookup({ source: pagerDuty, logger: log }) } : {}),
-      ...(router ? { router } : {}),
-      ...(options.escalationIntervalMs === undefined
-        ? {}
-        : { escalationIntervalMs: options.escalationIntervalMs }),
-      ...(options.replicas?.intervalMs === undefined ? {} : { recheckMs: options.replicas.intervalMs }),
-    })
-    service.use(chat.answerer)
-    const answerer = chat
-    const publicUrl = publicUrlOf(config)
-    const metrics = new Metrics()
-    // Without OpenID Connect the inbox opens from one-time links `serve` prints (never logged).
-    let base = ''
-    const onInboxLink = options.onInboxLink
-    const inboxLinks = new InboxLinks({
-      logger: log,
-      secureCookies: secureCookiesOf(config),
-      ...(onInboxLink ? { onLink: (path: string) => onInboxLink(`${base}${path}`) } : {}),
-    })
-    const web = built.web
-    metrics.gauge('askbridge_inbox_connections', 'Web inbox pages connected.', () => web.connections)
-    http = createHttpServer({
-      service,
-      store,
-      mounts: [built.web],
-      webhooks: built.webhooks,
-      ...(config.ASKBRIDGE_API_TOKEN ? { apiToken: config.ASKBRIDGE_API_TOKEN } : {}),
-      ...(config.ASKBRIDGE_AGENT_TOKENS ? { agentTokens: config.ASKBRIDGE_AGENT_TOKENS } : {}),
-      inboxLinks,
-      people,
-      logger: log,
-      metrics,
-      ...(signIn ? { signIn } : {}),
-      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-      hookTimeoutMs: config.ASKBRIDGE_HOOK_TIMEOUT,
-      hookTimeoutDecision: config.ASKBRIDGE_HOOK_TIMEOUT_DECISION,
-      maxWaitingAsks: config.ASKBRIDGE_MAX_WAITING_ASKS,
-      notices: (request) => answerer.notice(request),
-      ...(publicUrl ? { publicUrl } : {}),
-      edge: {
-        trustedProxies: config.ASKBRIDGE_TRUSTED_PROXIES,
-        limits: {
-          bodyTimeoutMs: config.ASKBRIDGE_BODY_TIMEOUT,
-          connections: config.ASKBRIDGE_MAX_CONNECTIONS,
-          connectionsPerClient: config.ASKBRIDGE_MAX_CONNECTIONS_PER_CLIENT,
-          streams: config.ASKBRIDGE_MAX_STREAMS,
-          streamsPerClient: config.ASKBRIDGE_MAX_STREAMS_PER_CLIENT,
-        },
-      },
-    })
-    await chat.start()
-    // Several bridges on one PostgreSQL database: replies, cancellations and dead bridges'
-    // deadlines are followed across them (nothing to do on SQLite).
-    const unfollow = followReplicas(service, {
-      logger: log,
-      ...(options.replicas?.intervalMs === undefined ? {} : { intervalMs: options.replicas.intervalMs }),
-    })
-    const url = await http.listen(config.ASKBRIDGE_PORT, config.ASKBRIDGE_HOST)
-    base = url
-    warnUnknownRequesters(routes, config, log)
-    // Every replica prunes; batches are small and never take the same rows.
-    const stopRetention = startRetention(store, {
-      callsMs: config.ASKBRIDGE_RETENTION,
-      auditMs: config.ASKBRIDGE_AUDIT_RETENTION,
-      logger: log,
-      ...(options.retentionIntervalMs === undefined ? {} : { intervalMs: options.retentionIntervalMs }),
-    })
-    log.info('askbridge is listening', {
-      url,
-      inbox: `${url}/inbox`,
-      adapters: built.adapters.map((a) => a.platform),
-      destinations: built.destinations.map((d) => `${d.platform}${d.channel ? `:${d.channel}` : ''}`),
-      auth: config.ASKBRIDGE_API_TOKEN ? 'bearer token' : 'loopback only',
-      inboxSignIn: signIn ? 'OpenID Connect' : 'off',
-    })
-    let closing: Promise<void> | undefined
-    const h = http
-    const c = chat
-    return {
-      url,
-      inboxUrl: signIn ? `${url}/inbox` : `${url}${inboxLinks.issue()}`,
-      service,
-      store,
-      chat,
-      web: built.web,
-      adapters: built.adapters,
-      http,
-      close() {
-        closing ??= (async () => {
-          log.info('askbridge is shutting down')
-          h.stopIntake()
-          unfollow()
-          await stopRetention()
-          // A restart, not an ending: waiting calls stay open in the log, cards stay as they are.
-          await service.close({ keepCalls: true })
-          // Adapters finish their acknowledgements and pending card updates here.
-          await c.stop().catch((error: unknown) => log.error('stopping adapters failed', { error }))
-          await h.close()
-          await raw.close()
-          log.info('askbridge stopped')
-        })()
-        return closing
-      },
-    }
+    const chat = createAnswerer(options, { service, built, routes, people, pagerDuty, log })
+    started.chat = chat
+    const front = createHttp(options, { service, store, built, people, chat, signIn, log })
+    started.http = front.http
+    return await startServing(options, { service, store, built, chat, signIn, routes, log, ...front })
   } catch (error) {
-    http?.stopIntake()
-    await http?.close().catch(() => {})
+    started.http?.stopIntake()
+    await started.http?.close().catch(() => {})
     await service.close({ keepCalls: true })
-    await chat?.stop().catch(() => {})
-    await raw.close().catch(() => {})
+    await started.chat?.stop().catch(() => {})
+    await store.close().catch(() => {})
     throw error
+  }
+}
+
+/**
+ * Open the store and, with OpenID Connect configured, inbox sign-in: the provider must answer
+ * now, or serve refuses to start (naming the variable). Sessions live in the store, so signing
+ * out holds on every replica.
+ */
+async function openStore(
+  options: ServeOptions,
+  log: Logger,
+): Promise<{ store: Store; signIn: InboxSignIn | undefined }> {
+  const store = await connectStore(options.config.ASKBRIDGE_DB, {
+    log,
+    ...(options.replicas?.leaseMs === undefined ? {} : { leaseMs: options.replicas.leaseMs }),
+  })
+  try {
+    return { store, signIn: await startSignIn(options.config, store, log, options.inboxSession) }
+  } catch (error) {
+    await store.close().catch(() => {})
+    throw error
+  }
+}
+
+/** The chat answerer over every adapter, registered in the service's waterfall. */
+function createAnswerer(
+  options: ServeOptions,
+  parts: {
+    service: UserQuestionService
+    built: BuiltAdapters
+    routes: RoutesFile | undefined
+    people: People
+    pagerDuty: Awaited<ReturnType<typeof pagerDutyForRoutes>>
+    log: Logger
+  },
+): ChatAnswerer {
+  const { service, built, routes, people, pagerDuty, log } = parts
+  const router =
+    options.router ?? (routes ? routesRouter(routes, built.destinations, options.platforms, log) : undefined)
+  const chat = new ChatAnswerer({
+    service,
+    adapters: built.adapters,
+    destinations: built.destinations,
+    logger: log,
+    people,
+    ...(pagerDuty ? { oncall: new OnCallLookup({ source: pagerDuty, logger: log }) } : {}),
+    ...(router ? { router } : {}),
+    ...(options.escalationIntervalMs === undefined
+      ? {}
+      : { escalationIntervalMs: options.escalationIntervalMs }),
+    ...(options.replicas?.intervalMs === undefined ? {} : { recheckMs: options.replicas.intervalMs }),
+  })
+  service.use(chat.answerer)
+  return chat
+}
+
+/** The HTTP server, not listening yet, and the inbox's one-time links. */
+interface HttpFront {
+  http: BridgeHttpServer
+  inboxLinks: InboxLinks
+  /** The URL the server listens on, once known: the links `onInboxLink` hands out start with it. */
+  setBase(url: string): void
+}
+
+/** The HTTP server: API, hook routes, the inbox, platform webhooks, the network edge. */
+function createHttp(
+  options: ServeOptions,
+  parts: {
+    service: UserQuestionService
+    store: Store
+    built: BuiltAdapters
+    people: People
+    chat: ChatAnswerer
+    signIn: InboxSignIn | undefined
+    log: Logger
+  },
+): HttpFront {
+  const { config } = options
+  const { service, store, built, people, chat, signIn, log } = parts
+  const publicUrl = publicUrlOf(config)
+  const metrics = new Metrics()
+  // Without OpenID Connect the inbox opens from one-time links `serve` prints (never logged).
+  let base = ''
+  const onInboxLink = options.onInboxLink
+  const inboxLinks = new InboxLinks({
+    logger: log,
+    secureCookies: secureCookiesOf(config),
+    ...(onInboxLink ? { onLink: (path: string) => onInboxLink(`${base}${path}`) } : {}),
+  })
+  const web = built.web
+  metrics.gauge('askbridge_inbox_connections', 'Web inbox pages connected.', () => web.connections)
+  const http = createHttpServer({
+    service,
+    store,
+    mounts: [built.web],
+    webhooks: built.webhooks,
+    ...(config.ASKBRIDGE_API_TOKEN ? { apiToken: config.ASKBRIDGE_API_TOKEN } : {}),
+    ...(config.ASKBRIDGE_AGENT_TOKENS ? { agentTokens: config.ASKBRIDGE_AGENT_TOKENS } : {}),
+    inboxLinks,
+    people,
+    logger: log,
+    metrics,
+    ...(signIn ? { signIn } : {}),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    hookTimeoutMs: config.ASKBRIDGE_HOOK_TIMEOUT,
+    hookTimeoutDecision: config.ASKBRIDGE_HOOK_TIMEOUT_DECISION,
+    maxWaitingAsks: config.ASKBRIDGE_MAX_WAITING_ASKS,
+    notices: (request) => chat.notice(request),
+    ...(publicUrl ? { publicUrl } : {}),
+    edge: {
+      trustedProxies: config.ASKBRIDGE_TRUSTED_PROXIES,
+      limits: {
+        bodyTimeoutMs: config.ASKBRIDGE_BODY_TIMEOUT,
+        connections: config.ASKBRIDGE_MAX_CONNECTIONS,
+        connectionsPerClient: config.ASKBRIDGE_MAX_CONNECTIONS_PER_CLIENT,
+        streams: config.ASKBRIDGE_MAX_STREAMS,
+        streamsPerClient: config.ASKBRIDGE_MAX_STREAMS_PER_CLIENT,
+      },
+    },
+  })
+  return {
+    http,
+    inboxLinks,
+    setBase: (url) => {
+      base = url
+    },
+  }
+}
+
+/**
+ * Start the adapters, follow other replicas, listen, start pruning old history; the running
+ * bridge's handle.
+ */
+async function startServing(
+  options: ServeOptions,
+  parts: HttpFront & {
+    service: UserQuestionService
+    store: Store
+    built: BuiltAdapters
+    chat: ChatAnswerer
+    signIn: InboxSignIn | undefined
+    routes: RoutesFile | undefined
+    log: Logger
+  },
+): Promise<BridgeHandle> {
+  const { config } = options
+  const { service, store, built, chat, signIn, routes, log, http, inboxLinks } = parts
+  await chat.start()
+  // Several bridges on one PostgreSQL database: replies, cancellations and dead bridges'
+  // deadlines are followed across them (nothing to do on SQLite).
+  const unfollow = followReplicas(service, {
+    logger: log,
+    ...(options.replicas?.intervalMs === undefined ? {} : { intervalMs: options.replicas.intervalMs }),
+  })
+  const url = await http.listen(config.ASKBRIDGE_PORT, config.ASKBRIDGE_HOST)
+  parts.setBase(url)
+  warnUnknownRequesters(routes, config, log)
+  // Every replica prunes; batches are small and never take the same rows.
+  const stopRetention = startRetention(store, {
+    callsMs: config.ASKBRIDGE_RETENTION,
+    auditMs: config.ASKBRIDGE_AUDIT_RETENTION,
+    logger: log,
+    ...(options.retentionIntervalMs === undefined ? {} : { intervalMs: options.retentionIntervalMs }),
+  })
+  log.info('askbridge is listening', {
+    url,
+    inbox: `${url}/inbox`,
+    adapters: built.adapters.map((a) => a.platform),
+    destinations: built.destinations.map((d) => `${d.platform}${d.channel ? `:${d.channel}` : ''}`),
+    auth: config.ASKBRIDGE_API_TOKEN ? 'bearer token' : 'loopback only',
+    inboxSignIn: signIn ? 'OpenID Connect' : 'off',
+  })
+  let closing: Promise<void> | undefined
+  return {
+    url,
+    inboxUrl: signIn ? `${url}/inbox` : `${url}${inboxLinks.issue()}`,
+    service,
+    store,
+    chat,
+    web: built.web,
+    adapters: built.adapters,
+    http,
+    close() {
+      closing ??= (async () => {
+        log.info('askbridge is shutting down')
+        http.stopIntake()
+        unfollow()
+        await stopRetention()
+        // A restart, not an ending: waiting calls stay open in the log, cards stay as they are.
+        await service.close({ keepCalls: true })
+        // Adapters finish their acknowledgements and pending card updates here.
+        await chat.stop().catch((error: unknown) => log.error('stopping adapters failed', { error }))
+        await http.close()
+        await store.close()
+        log.info('askbridge stopped')
+      })()
+      return closing
+    },
   }
 }
 

@@ -6,15 +6,9 @@ import { ConfigError } from '../config/env.js'
 import { type Logger, silentLogger } from '../log.js'
 import type { Store } from '../store/types.js'
 import { HttpError } from './errors.js'
+import type { SignedInUser } from './mounts.js'
 
-/** Who is signed in to the inbox, as the inbox and its answers see them. */
-export interface SignedInUser {
-  /** The verified e-mail address (lower case): the person's identity for responders and quorum. */
-  email: string
-  name: string
-  /** The session's CSRF token: every write must send it as `x-csrf-token`. */
-  csrf: string
-}
+export type { SignedInUser } from './mounts.js'
 
 /** Options of {@link InboxSignIn.discover}. */
 export interface InboxSignInOptions {
