@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { HttpError } from '../errors.js'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionAnswerItem } from '../protocol/types.js'
 import { type ArgIo, ASK_USAGE, type AskCommand, parseAskArgs, UsageError } from './ask-args.js'
@@ -7,7 +8,6 @@ import {
   approverNames,
   askThroughRestarts,
   type BridgeClient,
-  BridgeError,
   type QuestionView,
 } from './client.js'
 import { formatDuration } from './duration.js'
@@ -50,7 +50,7 @@ export async function runAsk(argv: string[], io: AskIo): Promise<number> {
   try {
     client = clientFromEnv(io.env, cmd.url === undefined ? {} : { url: cmd.url })
   } catch (error) {
-    if (!(error instanceof BridgeError)) throw error
+    if (!(error instanceof HttpError)) throw error
     io.stderr(`askbridge ask: ${error.message}\n`)
     return EXIT.usage
   }
@@ -130,7 +130,7 @@ export async function runAsk(argv: string[], io: AskIo): Promise<number> {
         ? EXIT.usage
         : EXIT.other
     }
-    if (error instanceof BridgeError) {
+    if (error instanceof HttpError) {
       io.stderr(`askbridge ask: ${error.message}\n`)
       return EXIT.other
     }

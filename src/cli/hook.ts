@@ -10,10 +10,11 @@
  */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { HttpError } from '../errors.js'
 import { EXTRA_CHOICES, type ExtraChoice, noDecisionOutput } from '../hooks/claude-code.js'
 import { HOOK_CLIENTS, type HookClient } from '../hooks/dialects.js'
 import { UserQuestionError } from '../protocol/errors.js'
-import { type BridgeClient, BridgeError } from './client.js'
+import type { BridgeClient } from './client.js'
 import { parseDuration } from './duration.js'
 import { clientEnv, clientFromEnv, nonEmpty } from './env.js'
 
@@ -137,7 +138,7 @@ export async function runHook(argv: string[], io: HookIo): Promise<number> {
       return 0
     }
     const message =
-      error instanceof BridgeError || error instanceof UserQuestionError
+      error instanceof HttpError || error instanceof UserQuestionError
         ? `${error.code}: ${error.message}`
         : (error as Error).message
     io.stderr(`askbridge hook: ${message}\n`)

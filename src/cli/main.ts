@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { HttpError } from '../errors.js'
 import type { Logger } from '../log.js'
 import type { PlatformModule } from '../platform.js'
 
@@ -308,7 +309,6 @@ async function runAudit(argv: string[], io: MainIo): Promise<number> {
       return 2
     }
   }
-  const { BridgeError } = await import('./client.js')
   const { clientFromEnv } = await import('./env.js')
   try {
     const client = clientFromEnv(io.env, values.url === undefined ? {} : { url: values.url })
@@ -319,12 +319,12 @@ async function runAudit(argv: string[], io: MainIo): Promise<number> {
     for (const e of events) io.stdout(`${JSON.stringify(e)}\n`)
     return 0
   } catch (error) {
-    if (error instanceof BridgeError && error.status === 404 && error.code === 'NOT_FOUND' && !callId) {
+    if (error instanceof HttpError && error.status === 404 && error.code === 'NOT_FOUND' && !callId) {
       io.stderr('askbridge audit: this bridge has no audit endpoint (GET /v1/audit)\n')
       return 1
     }
     io.stderr(`askbridge audit: ${(error as Error).message}\n`)
-    return error instanceof BridgeError && error.code === 'BAD_URL' ? 2 : 1
+    return error instanceof HttpError && error.code === 'BAD_URL' ? 2 : 1
   }
 }
 

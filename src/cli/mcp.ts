@@ -3,6 +3,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
+import { HttpError } from '../errors.js'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionItem, LateReply } from '../protocol/types.js'
 import { MAX_TIMEOUT_MS } from '../protocol/validate.js'
@@ -11,7 +12,6 @@ import {
   approverNames,
   askThroughRestarts,
   type BridgeClient,
-  BridgeError,
   type QuestionView,
 } from './client.js'
 import { clientEnv, clientFromEnv, nonEmpty } from './env.js'
@@ -242,7 +242,7 @@ async function callOutcome(client: BridgeClient, callId: string): Promise<CallTo
   try {
     view = await client.question(callId)
   } catch (error) {
-    if (error instanceof BridgeError && error.status === 404) {
+    if (error instanceof HttpError && error.status === 404) {
       return toolError(
         'NOT_FOUND',
         `no question has callId "${callId}". Use the callId from the PENDING result, or call get_question_replies without callId to collect every late answer.`,
@@ -302,7 +302,7 @@ function toolError(code: string, message: string): CallToolResult {
 function errorResult(error: unknown): CallToolResult {
   const uq = asUserQuestionError(error)
   if (uq) return toolError(uq.code, uq.message)
-  if (error instanceof BridgeError) return toolError(error.code, error.message)
+  if (error instanceof HttpError) return toolError(error.code, error.message)
   return toolError('ERROR', (error as Error).message ?? String(error))
 }
 

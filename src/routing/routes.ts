@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { Destination, EscalationTier, Mention, PlatformResponders, Responders } from '../card/types.js'
+import { AskbridgeError } from '../errors.js'
 import { type Logger, silentLogger } from '../log.js'
 import { mentionHint, type PlatformModule, parseMention, type ResponderList } from '../platform.js'
 import type { AnswererRequest } from '../protocol/types.js'
@@ -15,8 +16,9 @@ import type { RoutePlan, Router } from './types.js'
 export type { RoutesFile } from './routes-schema.js'
 
 /** A routes file that cannot be used; `problems` name the exact path of each. */
-export class RoutesError extends Error {
+export class RoutesError extends AskbridgeError {
   override readonly name = 'RoutesError'
+  readonly code = 'INVALID_ROUTES'
   constructor(
     readonly problems: string[],
     source = 'routes file',

@@ -13,7 +13,7 @@ import type { UserQuestionService } from '../service/service.js'
 import type { CallKey, Store } from '../store/types.js'
 import { parseBody, readJson, sendJson } from './body.js'
 import { agentOf, type Caller, listedAgent, requireAgent, requireScope } from './credentials.js'
-import { HttpError } from './errors.js'
+import { errorResponse, HttpError } from './errors.js'
 import type { Metrics } from './metrics.js'
 import { openApiDocument } from './openapi.js'
 import { agentParam, encodeCursor, optionalAgent, pageParams, resolveCall } from './query.js'
@@ -79,25 +79,19 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
   router.add('POST', '/v1/ask', async ({ req, res, caller: who }) => {
     const caller = callerOf(who)
     requireScope(caller, 'ask')
-    if (deps.closing())
-      throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down; ask again shortly')
+    if (deps.closing()) throw new HttpError('SHUTTING_DOWN', 'the bridge is shutting down; ask again shortly')
     const body = parseBody(askBodySchema, await readJson(req))
     // Admission: every ask waits on its connection; past the limit the excess is told so with a
     // code (the question is not stored: ask again later), never left hanging or dropped.
     if (waitingAsks >= maxWaiting) {
       results({ result: 'OVERLOADED' })
-      sendJson(
-        res,
-        503,
-        {
-          error: {
-            name: 'HttpError',
-            code: 'OVERLOADED',
-            message: `${maxWaiting} asks are already waiting (ASKBRIDGE_MAX_WAITING_ASKS); this one was not taken, ask again shortly`,
-          },
-        },
-        { 'retry-after': String(OVERLOADED_RETRY_AFTER_S) },
+      const refusal = errorResponse(
+        new HttpError(
+          'OVERLOADED',
+          `${maxWaiting} asks are already waiting (ASKBRIDGE_MAX_WAITING_ASKS); this one was not taken, ask again shortly`,
+        ),
       )
+      sendJson(res, refusal.status, refusal.body, { 'retry-after': String(OVERLOADED_RETRY_AFTER_S) })
       return
     }
     waitingAsks++
@@ -143,13 +137,13 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     let ended = false
     const untrack = deps.track(res, () => {
       ended = true
-      sendJson(res, 503, {
-        error: {
-          name: 'HttpError',
-          code: 'SHUTTING_DOWN',
-          message: `the bridge is restarting; ask again with callId "${callId}" to re-attach`,
-        },
-      })
+      const restarting = errorResponse(
+        new HttpError(
+          'SHUTTING_DOWN',
+          `the bridge is restarting; ask again with callId "${callId}" to re-attach`,
+        ),
+      )
+      sendJson(res, restarting.status, restarting.body)
     })
     try {
       const result = await work
@@ -237,7 +231,7 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     const body = parseBody(answerBodySchema, await readJson(req))
     const named = agentParam(url)
     if (body.agentId !== undefined && named !== undefined && body.agentId !== named) {
-      throw new HttpError(400, 'BAD_REQUEST', 'agentId in the query and in the body differ')
+      throw new HttpError('BAD_REQUEST', 'agentId in the query and in the body differ')
     }
     const mine = !caller.scopes.has('admin') && !caller.agent.includes('*') ? caller.agent : undefined
     const key = await resolveCall(service, params.callId ?? '', body.agentId ?? named ?? mine)
@@ -272,7 +266,7 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     const refusal = card ? await deps.policy.refusesApi(card, actor, requester) : undefined
     if (refusal) {
       await audit(true, 'not-allowed')
-      throw new HttpError(403, 'NOT_ALLOWED', refusal)
+      throw new HttpError('NOT_ALLOWED', refusal)
     }
     // Exactly one answer counts: one that lost to another (a reply already waits) is refused and
     // audited so, as a losing click is.
@@ -293,7 +287,7 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     if (!call && !card && !service.inflight(key.agentId, key.callId)) throw notFound(key)
     const cancelled = await service.cancel(key, 'cancelled through the API')
     if (!cancelled) {
-      throw new HttpError(409, 'NOT_ANSWERABLE', `question "${key.callId}" is already finished`)
+      throw new HttpError('NOT_ANSWERABLE', `question "${key.callId}" is already finished`)
     }
     sendJson(res, 200, { cancelled: true, callId: key.callId, agentId: key.agentId })
   })
@@ -334,7 +328,7 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
     if (sinceText !== null) {
       since = /^\d+$/.test(sinceText) ? Number(sinceText) : Date.parse(sinceText)
       if (!Number.isFinite(since)) {
-        throw new HttpError(400, 'BAD_REQUEST', 'since must be epoch milliseconds or an ISO date')
+        throw new HttpError('BAD_REQUEST', 'since must be epoch milliseconds or an ISO date')
       }
     }
     const events = await store.listAudit({
@@ -348,14 +342,14 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
 
 /** The caller of a `/v1` route (the server always sets it there). */
 export function callerOf(caller: RouteContext['caller']): Caller {
-  if (!caller) throw new HttpError(401, 'UNAUTHORIZED', 'this route needs a bearer token')
+  if (!caller) throw new HttpError('UNAUTHORIZED', 'this route needs a bearer token')
   return caller
 }
 
 function notFound(key: CallKey): HttpError {
-  return new HttpError(404, 'NOT_FOUND', `no question with callId "${key.callId}" for agent "${key.agentId}"`)
+  return new HttpError('NOT_FOUND', `no question with callId "${key.callId}" for agent "${key.agentId}"`)
 }
 
 function noReply(agentId: string, callId: string): HttpError {
-  return new HttpError(404, 'NOT_FOUND', `no queued reply for agent "${agentId}" and call "${callId}"`)
+  return new HttpError('NOT_FOUND', `no queued reply for agent "${agentId}" and call "${callId}"`)
 }

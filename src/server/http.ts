@@ -205,7 +205,7 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
     try {
       url = new URL(req.url ?? '/', 'http://askbridge.local')
     } catch {
-      throw new HttpError(400, 'BAD_REQUEST', 'malformed request URL')
+      throw new HttpError('BAD_REQUEST', 'malformed request URL')
     }
     url.pathname = path.pathname
     const method = req.method ?? 'GET'
@@ -252,7 +252,6 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
         log.info('rate limited', { caller: caller.label })
         throw Object.assign(
           new HttpError(
-            429,
             'RATE_LIMITED',
             `this token made more than ${caller.ratePerMinute} requests a minute; try again in ${wait} s`,
           ),
@@ -273,16 +272,16 @@ export function createHttpServer(options: HttpServerOptions): BridgeHttpServer {
     const match = router.match(method, url.pathname)
     if (!('handler' in match)) {
       if (match.allowed.length > 0) {
-        throw Object.assign(new HttpError(405, 'METHOD_NOT_ALLOWED', `use ${match.allowed.join(' or ')}`), {
+        throw Object.assign(new HttpError('METHOD_NOT_ALLOWED', `use ${match.allowed.join(' or ')}`), {
           allow: match.allowed.join(', '),
         })
       }
-      throw new HttpError(404, 'NOT_FOUND', `no route for ${method} ${url.pathname}`)
+      throw new HttpError('NOT_FOUND', `no route for ${method} ${url.pathname}`)
     }
     // The /v1 API's routes are never reached through the inbox's credential.
-    if (!caller) throw new HttpError(404, 'NOT_FOUND', `no route for ${method} ${url.pathname}`)
+    if (!caller) throw new HttpError('NOT_FOUND', `no route for ${method} ${url.pathname}`)
     if (closing && url.pathname !== '/metrics') {
-      throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down')
+      throw new HttpError('SHUTTING_DOWN', 'the bridge is shutting down')
     }
     await match.handler({ req, res, url, params: match.params, caller })
   }
@@ -400,7 +399,6 @@ function sameOrigin(req: IncomingMessage): boolean {
 
 function unauthorized(): HttpError {
   return new HttpError(
-    401,
     'UNAUTHORIZED',
     'missing or wrong bearer token (ASKBRIDGE_API_TOKEN or a token of ASKBRIDGE_AGENT_TOKENS)',
   )
@@ -414,7 +412,6 @@ function unauthorized(): HttpError {
 function checkOrigin(req: IncomingMessage, method: string): void {
   if (!SAFE_METHODS.has(method) && !sameOrigin(req)) {
     throw new HttpError(
-      403,
       'FORBIDDEN_ORIGIN',
       'requests from other web origins are refused (set ASKBRIDGE_API_TOKEN to use the API from a browser app)',
     )

@@ -14,7 +14,7 @@ export const MAX_REPLY_WAIT_SECONDS = 60
 export async function replies({ req, res, params, url }: RouteContext, deps: ApiDeps): Promise<void> {
   const { service } = deps
   const agentId = params.agentId ?? ''
-  if (!CALL_ID_PATTERN.test(agentId)) throw new HttpError(400, 'BAD_REQUEST', 'agentId is malformed')
+  if (!CALL_ID_PATTERN.test(agentId)) throw new HttpError('BAD_REQUEST', 'agentId is malformed')
   const mine = (r: QueuedReply) => r.agentId === agentId
 
   if (wantsEventStream(req)) {
@@ -52,7 +52,7 @@ export async function replies({ req, res, params, url }: RouteContext, deps: Api
   if (waitText !== null) {
     wait = Number(waitText)
     if (!Number.isFinite(wait) || wait < 0) {
-      throw new HttpError(400, 'BAD_REQUEST', 'wait must be a number of seconds (0-60)')
+      throw new HttpError('BAD_REQUEST', 'wait must be a number of seconds (0-60)')
     }
     wait = Math.min(wait, MAX_REPLY_WAIT_SECONDS)
   }
