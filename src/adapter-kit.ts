@@ -52,6 +52,7 @@ export type {
 } from './card/types.js'
 export { type CardView, cardView, type QuestionView } from './card/view.js'
 export { optionalText, url as urlVariable } from './config/env.js'
+export { AskbridgeError, HttpError } from './errors.js'
 export { type Logger, silentLogger } from './log.js'
 export {
   envOf,
@@ -61,4 +62,5 @@ export {
 } from './platform.js'
 export { describeZodError, LIMITS } from './protocol/schemas.js'
 export { readFailure, readRaw } from './server/body.js'
+export { errorResponse } from './server/errors.js'
 export type { LeaderHandlers, Leadership } from './store/capabilities.js'

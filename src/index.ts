@@ -3,12 +3,20 @@
  * Platform adapters are separate entry points (`askbridge/adapters/slack`, `/discord`, `/web`)
  * so a harness loads only the SDKs it uses.
  */
-export * from './answerer/adapter.js'
+export {
+  type CardHost,
+  type ChatAdapter,
+  type InboundInteraction,
+  type InteractionOutcome,
+  NOTICE_TEXT_CHARS,
+  type Notice,
+} from './answerer/adapter.js'
 export { ChatAnswerer, type ChatAnswererOptions } from './answerer/chat.js'
 export { applyInteraction, cardAnswer, newCard } from './card/apply.js'
 export { decodeComponentId, encodeComponentId } from './card/codec.js'
 export type * from './card/types.js'
 export { type Config, loadConfig } from './config/index.js'
+export { AskbridgeError } from './errors.js'
 export { jsonLogger, type Logger, silentLogger } from './log.js'
 export type { BuiltPlatform, PlatformBuildInput, PlatformModule } from './platform.js'
 export * from './protocol/index.js'

@@ -18,6 +18,7 @@ import { describe, expect, it } from 'vitest'
  */
 const FLOORS: ReadonlyArray<{ floor: string; holds: readonly string[] }> = [
   { floor: 'log', holds: ['src/log.ts'] },
+  { floor: 'errors', holds: ['src/errors.ts'] },
   { floor: 'protocol', holds: ['src/protocol/'] },
   { floor: 'card', holds: ['src/card/'] },
   { floor: 'store', holds: ['src/store/'] },

@@ -5,7 +5,14 @@
 import type { KeyObject } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { APIInteraction } from 'discord.js'
-import { type Logger, readFailure, readRaw, silentLogger } from '../../src/adapter-kit.js'
+import {
+  errorResponse,
+  HttpError,
+  type Logger,
+  readFailure,
+  readRaw,
+  silentLogger,
+} from '../../src/adapter-kit.js'
 import { readInteraction } from './decode.js'
 import { type ReplayGuard, verifyDiscordSignature } from './verify.js'
 
@@ -35,8 +42,8 @@ export async function readInteractionRequest(
   try {
     body = await readRaw(req)
   } catch (error) {
-    const { status, message } = readFailure(error)
-    return fail(res, status, message)
+    const failure = readFailure(error)
+    return fail(res, errorResponse(failure).status, failure.message)
   }
   const signature = header(req, 'x-signature-ed25519')
   const timestamp = header(req, 'x-signature-timestamp')
@@ -54,11 +61,12 @@ export async function readInteractionRequest(
   return checked.payload
 }
 
-/** A verified request we cannot use: 400 with a code, and a log line saying why. */
+/** A verified request we cannot use: a coded 400, and a log line saying why. */
 function refuse(res: ServerResponse, log: Logger, code: string, message: string): undefined {
   log.warn(`Refused a signed Discord interaction (${code}): ${message}`)
+  const { status, body } = errorResponse(new HttpError(code, message))
   res
-    .writeHead(400, { 'content-type': 'application/json' })
-    .end(JSON.stringify({ message, code, error: { name: 'HttpError', code, message } }))
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ message, code, ...body }))
   return undefined
 }

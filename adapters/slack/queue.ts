@@ -16,7 +16,7 @@
  */
 import { setMaxListeners } from 'node:events'
 import PQueue from 'p-queue'
-import { Superseding } from '../../src/adapter-kit.js'
+import { AskbridgeError, Superseding } from '../../src/adapter-kit.js'
 
 export interface RateLimitOptions {
   /**
@@ -41,8 +41,9 @@ export interface RateLimitOptions {
 }
 
 /** Thrown when a call was still rate limited after every retry, or the adapter stopped. */
-export class SlackQueueError extends Error {
+export class SlackQueueError extends AskbridgeError {
   override readonly name = 'SlackQueueError'
+  readonly code = 'SLACK_QUEUE'
 }
 
 /** Make one Web API call inside a lane task: paced, and retried after a 429. */

@@ -20,7 +20,7 @@ import {
   type webApi,
 } from '@slack/bolt'
 import type { Logger as AskbridgeLogger } from '../../src/adapter-kit.js'
-import { readFailure, readRaw } from '../../src/adapter-kit.js'
+import { errorResponse, HttpError, readFailure, readRaw } from '../../src/adapter-kit.js'
 import { readSlackPayload } from './decode.js'
 import { verifySlackSignature } from './verify.js'
 
@@ -59,7 +59,7 @@ export class SlackHttpReceiver implements Receiver {
     try {
       raw = await readRaw(req)
     } catch (error) {
-      res.writeHead(readFailure(error).status).end()
+      res.writeHead(errorResponse(readFailure(error)).status).end()
       return
     }
     const check = verifySlackSignature(
@@ -130,12 +130,11 @@ export class SlackHttpReceiver implements Receiver {
   }
 }
 
-/** A signed request we cannot use: 400 with a code, and a log line saying why. */
+/** A signed request we cannot use: a coded 400, and a log line saying why. */
 function refuse(res: ServerResponse, logger: Logger, code: string, message: string): void {
   logger.warn(`Refused a signed Slack request (${code}): ${message}`)
-  res
-    .writeHead(400, { 'content-type': 'application/json' })
-    .end(JSON.stringify({ error: { name: 'HttpError', code, message } }))
+  const { status, body } = errorResponse(new HttpError(code, message))
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -11,7 +11,7 @@
 import { ConnectorClient, HttpError } from '@microsoft/agents-hosting'
 import { z } from 'zod'
 import type { Logger } from '../../src/adapter-kit.js'
-import { Superseding } from '../../src/adapter-kit.js'
+import { AskbridgeError, Superseding } from '../../src/adapter-kit.js'
 import { TEAMS_LIMITS as L } from './limits.js'
 
 type ConnectorActivity = Parameters<ConnectorClient['sendToConversation']>[1]
@@ -24,8 +24,10 @@ export interface TeamsCredentials {
   authorityUrl: string
 }
 
-export class TeamsTransportError extends Error {
+/** A Connector or Entra call that failed, or the adapter stopped; `status` is the HTTP status Teams answered. */
+export class TeamsTransportError extends AskbridgeError {
   override readonly name = 'TeamsTransportError'
+  readonly code = 'TEAMS_TRANSPORT'
   constructor(
     message: string,
     readonly status?: number,

@@ -187,14 +187,8 @@ export class WebAdapter implements ChatAdapter {
     const match = this.routes.match(req.method ?? 'GET', url.pathname)
     if (!('handler' in match)) {
       if (match.allowed.length === 0) return false
-      send(
-        res,
-        405,
-        { error: { name: 'HttpError', code: 'METHOD_NOT_ALLOWED', message: 'method not allowed' } },
-        {
-          allow: match.allowed.join(', '),
-        },
-      )
+      const { status, body } = errorResponse(new HttpError('METHOD_NOT_ALLOWED', 'method not allowed'))
+      send(res, status, body, { allow: match.allowed.join(', ') })
       return true
     }
     try {
@@ -285,7 +279,6 @@ export class WebAdapter implements ChatAdapter {
     for (const c of candidates) if (await this.postedHere(c)) here.push({ agentId: c.agentId, callId })
     if (here.length > 1) {
       throw new HttpError(
-        409,
         'AMBIGUOUS_CALL',
         `callId "${callId}" names questions of several agents; say which with ?agentId=`,
       )
@@ -305,7 +298,7 @@ export class WebAdapter implements ChatAdapter {
   }
 
   private events(req: IncomingMessage, res: ServerResponse): void {
-    if (this.stopped) throw new HttpError(503, 'SHUTTING_DOWN', 'the inbox is shutting down')
+    if (this.stopped) throw new HttpError('SHUTTING_DOWN', 'the inbox is shutting down')
     const stream = openSse(req, res, { heartbeatMs: this.heartbeatMs })
     this.clients.add(stream)
     stream.send('hello', { at: this.now() })
@@ -321,8 +314,8 @@ export class WebAdapter implements ChatAdapter {
   ): Promise<void> {
     const parsed = holdRequestSchema.safeParse(await this.readJsonBody(req))
     if (!parsed.success)
-      throw new HttpError(400, 'BAD_HOLD', `bad hold renewal: ${describeZodError(parsed.error)}`)
-    if (!this.host) throw new HttpError(503, 'NOT_STARTED', 'the inbox is not started yet')
+      throw new HttpError('BAD_HOLD', `bad hold renewal: ${describeZodError(parsed.error)}`)
+    if (!this.host) throw new HttpError('NOT_STARTED', 'the inbox is not started yet')
     const key = await this.resolve(callId, agentId)
     const person = this.actorOf(req, parsed.data.person?.name)
     const held = key ? ((await this.host.renewHold?.(cardRef(key), person)) ?? false) : false
@@ -338,7 +331,7 @@ export class WebAdapter implements ChatAdapter {
   /** JSON only: a cross-site form cannot send it without a CORS preflight we never grant. */
   private async readJsonBody(req: IncomingMessage): Promise<unknown> {
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the request as application/json')
+      throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'send the request as application/json')
     }
     return readJson(req)
   }
@@ -350,13 +343,12 @@ export class WebAdapter implements ChatAdapter {
     agentId: string | undefined,
   ): Promise<void> {
     const parsed = actionRequestSchema.safeParse(await this.readJsonBody(req))
-    if (!parsed.success)
-      throw new HttpError(400, 'BAD_ACTION', `bad action: ${describeZodError(parsed.error)}`)
-    if (!this.host) throw new HttpError(503, 'NOT_STARTED', 'the inbox is not started yet')
+    if (!parsed.success) throw new HttpError('BAD_ACTION', `bad action: ${describeZodError(parsed.error)}`)
+    if (!this.host) throw new HttpError('NOT_STARTED', 'the inbox is not started yet')
     const key = await this.resolve(callId, agentId)
     const exists = key && (await this.latest(key))
     if (!key || !exists || !(await this.postedHere(key))) {
-      throw new HttpError(404, 'NOT_FOUND', `no question "${callId}" in the inbox`)
+      throw new HttpError('NOT_FOUND', `no question "${callId}" in the inbox`)
     }
     const actor = this.actorOf(req, parsed.data.person?.name)
     // JSON cannot carry an explicit undefined, so the parsed action is a CardAction as-is.

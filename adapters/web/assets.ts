@@ -22,14 +22,13 @@ const cache = new Map<string, Buffer>()
 
 /** Serve one module of the page script (`GET /inbox/client/:file`). */
 export async function serveClientFile(res: ServerResponse, name: string): Promise<void> {
-  if (!FILE_NAME.test(name)) throw new HttpError(404, 'NOT_FOUND', 'no such inbox file')
+  if (!FILE_NAME.test(name)) throw new HttpError('NOT_FOUND', 'no such inbox file')
   let body = cache.get(name)
   if (!body) {
     const url = new URL(name, clientDir())
     if (!existsSync(url)) {
-      if (existsSync(new URL('main.js', clientDir())))
-        throw new HttpError(404, 'NOT_FOUND', 'no such inbox file')
-      throw new HttpError(500, 'NOT_BUILT', 'the inbox page script is not built: run `npm run build`')
+      if (existsSync(new URL('main.js', clientDir()))) throw new HttpError('NOT_FOUND', 'no such inbox file')
+      throw new HttpError('NOT_BUILT', 'the inbox page script is not built: run `npm run build`')
     }
     body = await readFile(url)
     cache.set(name, body)

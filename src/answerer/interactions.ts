@@ -2,6 +2,7 @@ import { applyInteraction, finishedRefusal, isLive } from '../card/apply.js'
 import { type CardRef, refMatches } from '../card/codec.js'
 import { shownDigest } from '../card/digest.js'
 import type { CardState, Person } from '../card/types.js'
+import { AskbridgeError } from '../errors.js'
 import type { Logger } from '../log.js'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { LateReply } from '../protocol/types.js'
@@ -91,7 +92,8 @@ const GONE_CALL = 'This question is no longer waiting for an answer.'
 const QUEUED = 'Another answer to this question already reached the agent.'
 
 /** Why a completing answer is refused by the card's call (thrown inside the card's commit). */
-class CallRefusal extends Error {
+class CallRefusal extends AskbridgeError {
+  override readonly name = 'CallRefusal'
   constructor(
     readonly code: string,
     message: string,

@@ -8,7 +8,9 @@
  * only unique per agent, and two 64-character ids do not fit Discord's 100. Ids written before
  * agents were part of the key (`ab1|<callId>|...`) still decode, without a tag.
  */
+
 import { createHash } from 'node:crypto'
+import { AskbridgeError } from '../errors.js'
 
 /** What a component does when used. */
 export type ComponentVerb =
@@ -92,8 +94,9 @@ export function refMatches(ref: CardRef, call: { agentId: string; callId: string
   return ref.callId === call.callId && (ref.agent === undefined || ref.agent === agentTag(call.agentId))
 }
 
-export class CodecError extends Error {
+export class CodecError extends AskbridgeError {
   override readonly name = 'CodecError'
+  readonly code = 'UNENCODABLE_ID'
 }
 
 /** Encode a component reference; throws when the result would exceed `maxLength`. */

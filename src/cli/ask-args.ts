@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { AskbridgeError } from '../errors.js'
 import type { AskUserQuestionItem } from '../protocol/types.js'
 import { parseDuration } from './duration.js'
 
 /** A bad command line: exit code 2 with this message. */
-export class UsageError extends Error {
+export class UsageError extends AskbridgeError {
   override readonly name = 'UsageError'
+  readonly code = 'USAGE'
 }
 
 /** Labels `--approval` uses; they are the answer values the script sees. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { HttpError } from '../errors.js'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionAnswerItem } from '../protocol/types.js'
 import { type ArgIo, ASK_USAGE, type AskCommand, parseAskArgs, UsageError } from './ask-args.js'
@@ -7,7 +8,6 @@ import {
   approverNames,
   askThroughRestarts,
   type BridgeClient,
-  BridgeError,
   type QuestionView,
 } from './client.js'
 import { formatDuration } from './duration.js'
@@ -36,24 +36,9 @@ export async function runAsk(argv: string[], io: AskIo): Promise<number> {
     io.stdout(`${ASK_USAGE}\n`)
     return EXIT.answered
   }
-  let cmd: AskCommand
-  try {
-    cmd = parseAskArgs(argv, io.args)
-  } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`askbridge ask: ${error.message}\n\n${ASK_USAGE}\n`)
-      return EXIT.usage
-    }
-    throw error
-  }
-  let client: BridgeClient
-  try {
-    client = clientFromEnv(io.env, cmd.url === undefined ? {} : { url: cmd.url })
-  } catch (error) {
-    if (!(error instanceof BridgeError)) throw error
-    io.stderr(`askbridge ask: ${error.message}\n`)
-    return EXIT.usage
-  }
+  const setUp = commandOf(argv, io)
+  if (typeof setUp === 'number') return setUp
+  const { cmd, client } = setUp
   // Generated here, not by the server, so an interrupted run can say how to re-attach.
   const callId = cmd.callId ?? `cli-${randomUUID()}`
   const stopCountdown = io.tty
@@ -79,64 +64,102 @@ export async function runAsk(argv: string[], io: AskIo): Promise<number> {
       },
     )
     stopCountdown()
-    if ('pending' in result) {
-      if (cmd.json) io.stdout(`${JSON.stringify({ pending: true, callId: result.callId })}\n`)
-      else {
-        io.stdout(`${result.callId}\n`)
-        io.stderr(
-          `askbridge: no answer yet; the question is still answerable (pending is not an answer).\n` +
-            `  callId: ${result.callId}\n`,
-        )
-      }
-      return EXIT.pending
-    }
-    const view = await client.question(result.callId).catch(() => undefined)
-    const code = exitCodeOf(cmd, result.answers)
-    // With a quorum every approver is named: the log of a deploy gate says who let it through.
-    const approvers = code === EXIT.answered && cmd.kind === 'approval' ? approverNames(view) : []
-    const by = approvers.length > 1 ? approvers.join(' and ') : answererName(view)
-    if (cmd.json) {
-      io.stdout(
-        `${JSON.stringify({
-          answers: result.answers,
-          callId: result.callId,
-          ...(by ? { answeredBy: by } : {}),
-          ...(approvers.length > 1 ? { approvedBy: approvers } : {}),
-          ...(typeof view?.reason === 'string' ? { reason: view.reason } : {}),
-        })}\n`,
-      )
-    } else {
-      io.stdout(formatAnswers(result.answers))
-    }
-    if (cmd.kind !== 'questions') {
-      const verdict =
-        code === EXIT.answered ? 'approved' : cmd.kind === 'plan-review' ? 'declined' : 'rejected'
-      const reason = typeof view?.reason === 'string' ? `: ${view.reason}` : ''
-      io.stderr(`askbridge: ${verdict}${by ? ` by ${by}` : ''}${reason}\n`)
-    } else if (by) {
-      io.stderr(`askbridge: answered by ${by}\n`)
-    }
-    return code
+    if ('pending' in result) return reportPending(cmd, result.callId, io)
+    return await reportAnswers(cmd, client, result, io)
   } catch (error) {
     stopCountdown()
-    if (io.signal?.aborted) {
-      io.stderr(`askbridge: stopped waiting; the question stays open. Re-attach with --call-id ${callId}\n`)
-      return EXIT.other
+    return failed(error, callId, io)
+  }
+}
+
+/** The parsed command line and the client, or the exit code of a usage error. */
+function commandOf(argv: string[], io: AskIo): { cmd: AskCommand; client: BridgeClient } | number {
+  let cmd: AskCommand
+  try {
+    cmd = parseAskArgs(argv, io.args)
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`askbridge ask: ${error.message}\n\n${ASK_USAGE}\n`)
+      return EXIT.usage
     }
-    const uq = asUserQuestionError(error)
-    if (uq) {
-      io.stderr(`askbridge ask: ${uq.code}: ${uq.message}\n`)
-      return ['BAD_QUESTION', 'BAD_INTENT', 'BAD_TIMEOUT', 'EMPTY_QUESTIONS'].includes(uq.code)
-        ? EXIT.usage
-        : EXIT.other
-    }
-    if (error instanceof BridgeError) {
-      io.stderr(`askbridge ask: ${error.message}\n`)
-      return EXIT.other
-    }
-    io.stderr(`askbridge ask: ${(error as Error).message ?? String(error)}\n`)
+    throw error
+  }
+  try {
+    return { cmd, client: clientFromEnv(io.env, cmd.url === undefined ? {} : { url: cmd.url }) }
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error
+    io.stderr(`askbridge ask: ${error.message}\n`)
+    return EXIT.usage
+  }
+}
+
+/** No answer within the window: the callId on stdout (or the JSON), and why on stderr. */
+function reportPending(cmd: AskCommand, callId: string, io: AskIo): number {
+  if (cmd.json) io.stdout(`${JSON.stringify({ pending: true, callId })}\n`)
+  else {
+    io.stdout(`${callId}\n`)
+    io.stderr(
+      `askbridge: no answer yet; the question is still answerable (pending is not an answer).\n` +
+        `  callId: ${callId}\n`,
+    )
+  }
+  return EXIT.pending
+}
+
+/** The answers on stdout, who gave them (and the verdict of an approval or plan) on stderr. */
+async function reportAnswers(
+  cmd: AskCommand,
+  client: BridgeClient,
+  result: { callId: string; answers: AskUserQuestionAnswerItem[] },
+  io: AskIo,
+): Promise<number> {
+  const view = await client.question(result.callId).catch(() => undefined)
+  const code = exitCodeOf(cmd, result.answers)
+  // With a quorum every approver is named: the log of a deploy gate says who let it through.
+  const approvers = code === EXIT.answered && cmd.kind === 'approval' ? approverNames(view) : []
+  const by = approvers.length > 1 ? approvers.join(' and ') : answererName(view)
+  if (cmd.json) {
+    io.stdout(
+      `${JSON.stringify({
+        answers: result.answers,
+        callId: result.callId,
+        ...(by ? { answeredBy: by } : {}),
+        ...(approvers.length > 1 ? { approvedBy: approvers } : {}),
+        ...(typeof view?.reason === 'string' ? { reason: view.reason } : {}),
+      })}\n`,
+    )
+  } else {
+    io.stdout(formatAnswers(result.answers))
+  }
+  if (cmd.kind !== 'questions') {
+    const verdict = code === EXIT.answered ? 'approved' : cmd.kind === 'plan-review' ? 'declined' : 'rejected'
+    const reason = typeof view?.reason === 'string' ? `: ${view.reason}` : ''
+    io.stderr(`askbridge: ${verdict}${by ? ` by ${by}` : ''}${reason}\n`)
+  } else if (by) {
+    io.stderr(`askbridge: answered by ${by}\n`)
+  }
+  return code
+}
+
+/** The exit code of a failed ask: interrupted, refused by the protocol, or the bridge's error. */
+function failed(error: unknown, callId: string, io: AskIo): number {
+  if (io.signal?.aborted) {
+    io.stderr(`askbridge: stopped waiting; the question stays open. Re-attach with --call-id ${callId}\n`)
     return EXIT.other
   }
+  const uq = asUserQuestionError(error)
+  if (uq) {
+    io.stderr(`askbridge ask: ${uq.code}: ${uq.message}\n`)
+    return ['BAD_QUESTION', 'BAD_INTENT', 'BAD_TIMEOUT', 'EMPTY_QUESTIONS'].includes(uq.code)
+      ? EXIT.usage
+      : EXIT.other
+  }
+  if (error instanceof HttpError) {
+    io.stderr(`askbridge ask: ${error.message}\n`)
+    return EXIT.other
+  }
+  io.stderr(`askbridge ask: ${(error as Error).message ?? String(error)}\n`)
+  return EXIT.other
 }
 
 /** 0 answered / approved, 4 rejected approval or declined plan. */

@@ -1,4 +1,5 @@
 import { Agent, fetch } from 'undici'
+import { HttpError } from '../errors.js'
 import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
 import type {
   AskUserQuestionAnswer,
@@ -21,7 +22,7 @@ export const DEFAULT_BRIDGE_URL = 'http://127.0.0.1:8787'
 
 /**
  * The bridge's base URL, checked once for every client (`ask`, `mcp`, `audit`, `hook`): without
- * a scheme, fetch would fail with a confusing "is askbridge serve running?". Throws a BridgeError
+ * a scheme, fetch would fail with a confusing "is askbridge serve running?". Throws an HttpError
  * (code BAD_URL) that names `source` and the fix.
  */
 export function bridgeUrl(value: string, source = 'ASKBRIDGE_URL'): string {
@@ -42,7 +43,7 @@ export function bridgeUrl(value: string, source = 'ASKBRIDGE_URL'): string {
     noScheme && text !== '' && !text.includes('@')
       ? `; for example ${source === '--url' ? '--url ' : `${source}=`}http://${text}`
       : ''
-  throw new BridgeError(0, 'BAD_URL', `${source} needs http:// or https:// (got ${shown})${fix}`)
+  throw new HttpError('BAD_URL', `${source} needs http:// or https:// (got ${shown})${fix}`)
 }
 
 /** The body of `POST /v1/ask`. */
@@ -65,18 +66,6 @@ export interface QuestionView {
   answers?: AskUserQuestionAnswer['answers']
   answeredBy?: { platform: string; userId: string; name?: string }
   [key: string]: unknown
-}
-
-/** A non-protocol failure of the HTTP API (auth, not found, unreachable, bad JSON). */
-export class BridgeError extends Error {
-  override readonly name = 'BridgeError'
-  readonly status: number
-  readonly code: string
-  constructor(status: number, code: string, message: string) {
-    super(message)
-    this.status = status
-    this.code = code
-  }
 }
 
 /** Options of {@link askThroughRestarts}. */
@@ -108,7 +97,7 @@ export async function askThroughRestarts(
     try {
       return await client.ask(current, options.signal)
     } catch (error) {
-      if (options.signal?.aborted || !(error instanceof BridgeError)) throw error
+      if (options.signal?.aborted || !(error instanceof HttpError)) throw error
       if (error.code === 'SHUTTING_DOWN') {
         down = Date.now()
         delay = 250
@@ -230,7 +219,7 @@ export class BridgeClient {
     return this.call('POST', `/v1/hooks/claude-code?${q}`, payload, signal)
   }
 
-  /** One request; protocol errors come back as UserQuestionError, the rest as BridgeError. */
+  /** One request; protocol errors come back as UserQuestionError, the rest as HttpError (with the status it got). */
   async call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' }
     if (body !== undefined) headers['content-type'] = 'application/json'
@@ -247,8 +236,7 @@ export class BridgeClient {
     } catch (error) {
       if (signal?.aborted) throw error
       const cause = (error as { cause?: { code?: string } }).cause
-      throw new BridgeError(
-        0,
+      throw new HttpError(
         'UNREACHABLE',
         `cannot reach askbridge at ${this.url}${cause?.code ? ` (${cause.code})` : ''}: is \`askbridge serve\` running? (ASKBRIDGE_URL)`,
       )
@@ -258,10 +246,12 @@ export class BridgeClient {
     try {
       json = text === '' ? {} : JSON.parse(text)
     } catch {
-      throw new BridgeError(
-        res.status,
+      throw new HttpError(
         'BAD_RESPONSE',
         `askbridge answered ${res.status} with non-JSON: ${text.slice(0, 200)}`,
+        {
+          status: res.status,
+        },
       )
     }
     if (res.ok) return json as T
@@ -269,10 +259,10 @@ export class BridgeClient {
     const uq = asUserQuestionError(err)
     if (uq) throw new UserQuestionError(uq.code, uq.message)
     const e = (err ?? {}) as { code?: unknown; message?: unknown }
-    throw new BridgeError(
-      res.status,
+    throw new HttpError(
       typeof e.code === 'string' ? e.code : `HTTP_${res.status}`,
       typeof e.message === 'string' ? e.message : `askbridge answered HTTP ${res.status}`,
+      { status: res.status },
     )
   }
 }

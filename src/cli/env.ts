@@ -28,7 +28,7 @@ export function nonEmpty(v: string | undefined): string | undefined {
 /**
  * The client of the bridge every command uses (`ask`, `mcp`, `audit`, `hook`): ASKBRIDGE_URL (or a
  * `--url` flag, which wins) and ASKBRIDGE_API_TOKEN from the environment or `.env`. Throws a
- * BridgeError (BAD_URL) naming the variable or flag when the URL is not http(s).
+ * HttpError (BAD_URL) naming the variable or flag when the URL is not http(s).
  */
 export function clientFromEnv(
   env: Record<string, string | undefined>,

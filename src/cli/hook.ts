@@ -10,10 +10,11 @@
  */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { HttpError } from '../errors.js'
 import { EXTRA_CHOICES, type ExtraChoice, noDecisionOutput } from '../hooks/claude-code.js'
 import { HOOK_CLIENTS, type HookClient } from '../hooks/dialects.js'
 import { UserQuestionError } from '../protocol/errors.js'
-import { type BridgeClient, BridgeError } from './client.js'
+import type { BridgeClient } from './client.js'
 import { parseDuration } from './duration.js'
 import { clientEnv, clientFromEnv, nonEmpty } from './env.js'
 
@@ -47,8 +48,40 @@ function durationMs(text: string | undefined): number | undefined {
   return /^\d+$/.test(t) ? Number(t) * 1000 : parseDuration(t)
 }
 
+/** What the command line and the environment ask of the hook, checked. */
+interface HookOptions {
+  client: HookClient
+  choices: ExtraChoice[]
+  timeoutMs: number
+  timeoutDecision: 'ask' | 'deny'
+  route?: string | undefined
+  url?: string | undefined
+}
+
 /** Run the command hook; resolves to the exit code. */
 export async function runHook(argv: string[], io: HookIo): Promise<number> {
+  const options = hookOptions(argv, io)
+  if (typeof options === 'number') return options
+  // The bridge's address is checked before stdin is read: a bad ASKBRIDGE_URL never waits on input.
+  let bridge: BridgeClient
+  try {
+    bridge = clientFromEnv(io.env, options.url === undefined ? {} : { url: options.url })
+  } catch (error) {
+    io.stderr(`askbridge hook: ${(error as Error).message}\n`)
+    return 1
+  }
+  let payload: unknown
+  try {
+    payload = JSON.parse((io.readStdin ?? (() => readFileSync(0, 'utf8')))())
+  } catch (error) {
+    io.stderr(`askbridge hook: stdin is not the hook's JSON: ${(error as Error).message}\n`)
+    return 1
+  }
+  return await askBridge(bridge, payload, options, io)
+}
+
+/** The hook's options, or the exit code (1) after saying what is wrong. */
+function hookOptions(argv: string[], io: HookIo): HookOptions | number {
   let values: {
     timeout?: string | undefined
     route?: string | undefined
@@ -98,23 +131,30 @@ export async function runHook(argv: string[], io: HookIo): Promise<number> {
     io.stderr(`askbridge hook: ASKBRIDGE_HOOK_TIMEOUT_DECISION must be ask or deny, got "${decisionText}"\n`)
     return 1
   }
-  // The bridge's address is checked before stdin is read: a bad ASKBRIDGE_URL never waits on input.
-  let bridge: BridgeClient
-  try {
-    bridge = clientFromEnv(io.env, values.url === undefined ? {} : { url: values.url })
-  } catch (error) {
-    io.stderr(`askbridge hook: ${(error as Error).message}\n`)
-    return 1
+  return {
+    client,
+    choices: choices as ExtraChoice[],
+    timeoutMs,
+    timeoutDecision: decisionText,
+    route: values.route,
+    url: values.url,
   }
-  let payload: unknown
-  try {
-    payload = JSON.parse((io.readStdin ?? (() => readFileSync(0, 'utf8')))())
-  } catch (error) {
-    io.stderr(`askbridge hook: stdin is not the hook's JSON: ${(error as Error).message}\n`)
-    return 1
-  }
+}
+
+/**
+ * Hand the hook's payload to the bridge and print its output. A bridge that fails or goes silent
+ * never lets a PreToolUse run: the output is then "no decision" (ask, or deny).
+ */
+async function askBridge(
+  bridge: BridgeClient,
+  payload: unknown,
+  options: HookOptions,
+  io: HookIo,
+): Promise<number> {
+  const { client, choices, timeoutMs } = options
   const event = (payload as { hook_event_name?: unknown } | null)?.hook_event_name
-  const failClosed = (why: string) => noDecisionOutput(event, client, { timeoutDecision: decisionText }, why)
+  const failClosed = (why: string) =>
+    noDecisionOutput(event, client, { timeoutDecision: options.timeoutDecision }, why)
   // The bridge answers before the timeout; this only guards against a bridge that went silent.
   const controller = new AbortController()
   const guard = setTimeout(() => controller.abort(), Math.max(1, timeoutMs - 250))
@@ -124,8 +164,8 @@ export async function runHook(argv: string[], io: HookIo): Promise<number> {
       {
         timeoutMs,
         client,
-        ...(choices.length > 0 ? { choices: choices as ExtraChoice[] } : {}),
-        ...(values.route ? { route: values.route } : {}),
+        ...(choices.length > 0 ? { choices } : {}),
+        ...(options.route ? { route: options.route } : {}),
       },
       controller.signal,
     )
@@ -137,7 +177,7 @@ export async function runHook(argv: string[], io: HookIo): Promise<number> {
       return 0
     }
     const message =
-      error instanceof BridgeError || error instanceof UserQuestionError
+      error instanceof HttpError || error instanceof UserQuestionError
         ? `${error.code}: ${error.message}`
         : (error as Error).message
     io.stderr(`askbridge hook: ${message}\n`)

@@ -2,8 +2,13 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import type { Config } from '../config/index.js'
+import { HttpError } from '../errors.js'
 import type { Logger } from '../log.js'
 import type { PlatformModule } from '../platform.js'
+import type { loadRoutes } from '../routing/routes.js'
+
+type Routes = ReturnType<typeof loadRoutes>
 
 /**
  * One entry per command. The dispatcher answers `--help`/`-h` from `usage` before the command
@@ -171,49 +176,20 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
     io.stderr(`askbridge serve: unexpected argument "${argv[0]}"; configure with environment variables\n`)
     return 2
   }
-  const { ConfigError, loadConfig, secretsOf } = await import('../config/index.js')
   if (!io.platforms) {
     io.stderr('askbridge: no platforms were given to serve (run it through bin/askbridge.js)\n')
     return 1
   }
   const platforms = await io.platforms()
-  const { loadRoutes, RoutesError } = await import('../routing/routes.js')
-  const { jsonLogger } = await import('../log.js')
-  const problems: string[] = []
-  let config: ReturnType<typeof loadConfig> | undefined
-  try {
-    config = loadConfig({ env: io.env, platforms })
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error
-    problems.push(...error.problems)
-  }
-  // The routes file is configuration too: its problems go in the same message.
-  const routesPath = config ? config.ASKBRIDGE_ROUTES : io.env.ASKBRIDGE_ROUTES?.trim() || undefined
-  let routes: ReturnType<typeof loadRoutes> | undefined
-  if (routesPath !== undefined) {
-    try {
-      routes = loadRoutes(routesPath, platforms)
-    } catch (error) {
-      if (!(error instanceof RoutesError)) throw error
-      problems.push(...error.problems.map((p) => `ASKBRIDGE_ROUTES (${routesPath}): ${p}`))
-    }
-  }
-  const { pagerDutyTokenProblems } = await import('../oncall/startup.js')
-  problems.push(
-    ...pagerDutyTokenProblems(
-      routes,
-      config ? config.PAGERDUTY_API_TOKEN : io.env.PAGERDUTY_API_TOKEN?.trim(),
-    ),
-  )
-  if (config !== undefined && problems.length === 0) {
-    // Which platforms get questions: checked once the variables and the routes file are valid.
-    const { platformProblems } = await import('../config/platforms.js')
-    problems.push(...platformProblems(config, routes, platforms, routesPath))
-  }
-  if (problems.length > 0 || config === undefined) {
-    io.stderr(`${new ConfigError(problems).message}\n`)
+  const checked = await checkedSetup(io, platforms)
+  if ('problems' in checked) {
+    const { ConfigError } = await import('../config/index.js')
+    io.stderr(`${new ConfigError(checked.problems).message}\n`)
     return 1
   }
+  const { config, routes } = checked
+  const { jsonLogger } = await import('../log.js')
+  const { secretsOf } = await import('../config/index.js')
   const secrets = secretsOf(config, platforms)
   const log: Logger = jsonLogger({
     level: config.ASKBRIDGE_LOG_LEVEL,
@@ -234,28 +210,78 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
       onInboxLink: (link) => io.stderr(`askbridge: the inbox sign-in link was used; the next one: ${link}\n`),
     })
   } catch (error) {
-    const e = error as NodeJS.ErrnoException
-    if (error instanceof ConfigError) {
-      // Checks that need the network (PagerDuty schedules, the sign-in issuer): one message all the same.
-      io.stderr(`${scrub(error.message, secrets)}\n`)
-      process.off('unhandledRejection', onUnhandled)
-      return 1
-    }
-    if (e.name === 'RoutesError') {
-      io.stderr(`askbridge: ASKBRIDGE_ROUTES: ${e.message}\n`)
-      process.off('unhandledRejection', onUnhandled)
-      return 1
-    }
-    const why =
-      e.code === 'EADDRINUSE'
-        ? `port ${config.ASKBRIDGE_PORT} on ${config.ASKBRIDGE_HOST} is in use (ASKBRIDGE_PORT)`
-        : scrub(e.message ?? String(error), secrets)
-    io.stderr(`askbridge: cannot start: ${why}\n`)
+    io.stderr(await startFailure(error, config, secrets))
     process.off('unhandledRejection', onUnhandled)
     return 1
   }
   io.stderr(`askbridge is running. Web inbox: ${bridge.inboxUrl}\n`)
-  await new Promise<void>((resolve) => {
+  await untilStopped(bridge, log, io)
+  process.off('unhandledRejection', onUnhandled)
+  return 0
+}
+
+/**
+ * The configuration and the routes file, checked before anything opens; or every problem at
+ * once (the variables, the routes file, PagerDuty's token, which platforms get questions).
+ */
+async function checkedSetup(
+  io: MainIo,
+  platforms: readonly PlatformModule[],
+): Promise<{ config: Config; routes: Routes | undefined } | { problems: string[] }> {
+  const { ConfigError, loadConfig } = await import('../config/index.js')
+  const { loadRoutes, RoutesError } = await import('../routing/routes.js')
+  const problems: string[] = []
+  let config: Config | undefined
+  try {
+    config = loadConfig({ env: io.env, platforms })
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    problems.push(...error.problems)
+  }
+  // The routes file is configuration too: its problems go in the same message.
+  const routesPath = config ? config.ASKBRIDGE_ROUTES : io.env.ASKBRIDGE_ROUTES?.trim() || undefined
+  let routes: Routes | undefined
+  if (routesPath !== undefined) {
+    try {
+      routes = loadRoutes(routesPath, platforms)
+    } catch (error) {
+      if (!(error instanceof RoutesError)) throw error
+      problems.push(...error.problems.map((p) => `ASKBRIDGE_ROUTES (${routesPath}): ${p}`))
+    }
+  }
+  const { pagerDutyTokenProblems } = await import('../oncall/startup.js')
+  problems.push(
+    ...pagerDutyTokenProblems(
+      routes,
+      config ? config.PAGERDUTY_API_TOKEN : io.env.PAGERDUTY_API_TOKEN?.trim(),
+    ),
+  )
+  if (config !== undefined && problems.length === 0) {
+    // Which platforms get questions: checked once the variables and the routes file are valid.
+    const { platformProblems } = await import('../config/platforms.js')
+    problems.push(...platformProblems(config, routes, platforms, routesPath))
+  }
+  if (problems.length > 0 || config === undefined) return { problems }
+  return { config, routes }
+}
+
+/** What `serve` prints when the bridge cannot start; secrets are cut from it. */
+async function startFailure(error: unknown, config: Config, secrets: string[]): Promise<string> {
+  const { ConfigError } = await import('../config/index.js')
+  const e = error as NodeJS.ErrnoException
+  // Checks that need the network (PagerDuty schedules, the sign-in issuer): one message all the same.
+  if (error instanceof ConfigError) return `${scrub(error.message, secrets)}\n`
+  if (e.name === 'RoutesError') return `askbridge: ASKBRIDGE_ROUTES: ${e.message}\n`
+  const why =
+    e.code === 'EADDRINUSE'
+      ? `port ${config.ASKBRIDGE_PORT} on ${config.ASKBRIDGE_HOST} is in use (ASKBRIDGE_PORT)`
+      : scrub(e.message ?? String(error), secrets)
+  return `askbridge: cannot start: ${why}\n`
+}
+
+/** Run until SIGTERM or SIGINT, then close the bridge (a second signal exits at once). */
+function untilStopped(bridge: { close: () => Promise<void> }, log: Logger, io: MainIo): Promise<void> {
+  return new Promise<void>((resolve) => {
     let stopping = false
     const stop = (signal: string) => {
       if (stopping) {
@@ -269,8 +295,6 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'))
     process.on('SIGINT', () => stop('SIGINT'))
   })
-  process.off('unhandledRejection', onUnhandled)
-  return 0
 }
 
 async function runAudit(argv: string[], io: MainIo): Promise<number> {
@@ -308,7 +332,6 @@ async function runAudit(argv: string[], io: MainIo): Promise<number> {
       return 2
     }
   }
-  const { BridgeError } = await import('./client.js')
   const { clientFromEnv } = await import('./env.js')
   try {
     const client = clientFromEnv(io.env, values.url === undefined ? {} : { url: values.url })
@@ -319,12 +342,12 @@ async function runAudit(argv: string[], io: MainIo): Promise<number> {
     for (const e of events) io.stdout(`${JSON.stringify(e)}\n`)
     return 0
   } catch (error) {
-    if (error instanceof BridgeError && error.status === 404 && error.code === 'NOT_FOUND' && !callId) {
+    if (error instanceof HttpError && error.status === 404 && error.code === 'NOT_FOUND' && !callId) {
       io.stderr('askbridge audit: this bridge has no audit endpoint (GET /v1/audit)\n')
       return 1
     }
     io.stderr(`askbridge audit: ${(error as Error).message}\n`)
-    return error instanceof BridgeError && error.code === 'BAD_URL' ? 2 : 1
+    return error instanceof HttpError && error.code === 'BAD_URL' ? 2 : 1
   }
 }
 

@@ -3,6 +3,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
+import { HttpError } from '../errors.js'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { AskUserQuestionItem, LateReply } from '../protocol/types.js'
 import { MAX_TIMEOUT_MS } from '../protocol/validate.js'
@@ -11,7 +12,6 @@ import {
   approverNames,
   askThroughRestarts,
   type BridgeClient,
-  BridgeError,
   type QuestionView,
 } from './client.js'
 import { clientEnv, clientFromEnv, nonEmpty } from './env.js'
@@ -61,11 +61,25 @@ Continue with work that does not depend on it, and collect the answer later by c
 
 /** The `askbridge mcp` server: `ask_user_question` and `get_question_replies` over the HTTP API. */
 export function createMcpServer(options: McpOptions): McpServer {
-  const client = options.client
-  const agentId = options.agentId ?? 'mcp'
-  const defaultTimeout = options.defaultTimeoutSeconds ?? 50
+  const tools: Tools = {
+    client: options.client,
+    agentId: options.agentId ?? 'mcp',
+    defaultTimeout: options.defaultTimeoutSeconds ?? 50,
+  }
   const server = new McpServer({ name: 'askbridge', version: options.version ?? '0.1.0' })
+  registerAsk(server, tools)
+  registerReplies(server, tools)
+  return server
+}
 
+/** What both tools share: the bridge, the agent replies are queued to, the default wait. */
+interface Tools {
+  client: BridgeClient
+  agentId: string
+  defaultTimeout: number
+}
+
+function registerAsk(server: McpServer, tools: Tools): void {
   server.registerTool(
     'ask_user_question',
     {
@@ -77,41 +91,52 @@ export function createMcpServer(options: McpOptions): McpServer {
           .union([z.literal(-1), z.number().int().min(1).max(MAX_TIMEOUT_SECONDS)])
           .optional()
           .describe(
-            `Seconds to wait before returning PENDING: 1 to ${MAX_TIMEOUT_SECONDS} (default ${defaultTimeout}). -1 waits until answered, which many clients abort after about 60 s.`,
+            `Seconds to wait before returning PENDING: 1 to ${MAX_TIMEOUT_SECONDS} (default ${tools.defaultTimeout}). -1 waits until answered, which many clients abort after about 60 s.`,
           ),
       }),
     },
     async ({ questions, timeout }, extra): Promise<CallToolResult> => {
-      const seconds = timeout ?? defaultTimeout
-      const callId = `mcp-${randomUUID()}`
       try {
-        const result = await askThroughRestarts(
-          client,
-          {
-            questions: questions.map(toItem),
-            agentId,
-            callId,
-            ...(seconds === -1 ? {} : { timeoutMs: seconds * 1000 }),
-          },
-          { signal: extra.signal },
-        )
-        if ('pending' in result) {
-          return {
-            content: [{ type: 'text', text: PENDING_TEXT(result.callId) }],
-            structuredContent: { pending: true, callId: result.callId },
-          }
-        }
-        const who = await whoAnswered(client, result.callId)
-        return {
-          content: [{ type: 'text', text: JSON.stringify({ answers: result.answers, ...who.text }) }],
-          structuredContent: { answers: result.answers, callId: result.callId, ...who.structured },
-        }
+        return await ask(tools, questions, timeout ?? tools.defaultTimeout, extra.signal)
       } catch (error) {
         return errorResult(error)
       }
     },
   )
+}
 
+/** `ask_user_question`: ask, riding out restarts; the answers and who gave them, or PENDING. */
+async function ask(
+  { client, agentId }: Tools,
+  questions: Array<z.infer<typeof questionShape>>,
+  seconds: number,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const callId = `mcp-${randomUUID()}`
+  const result = await askThroughRestarts(
+    client,
+    {
+      questions: questions.map(toItem),
+      agentId,
+      callId,
+      ...(seconds === -1 ? {} : { timeoutMs: seconds * 1000 }),
+    },
+    { signal },
+  )
+  if ('pending' in result) {
+    return {
+      content: [{ type: 'text', text: PENDING_TEXT(result.callId) }],
+      structuredContent: { pending: true, callId: result.callId },
+    }
+  }
+  const who = await whoAnswered(client, result.callId)
+  return {
+    content: [{ type: 'text', text: JSON.stringify({ answers: result.answers, ...who.text }) }],
+    structuredContent: { answers: result.answers, callId: result.callId, ...who.structured },
+  }
+}
+
+function registerReplies(server: McpServer, tools: Tools): void {
   server.registerTool(
     'get_question_replies',
     {
@@ -131,58 +156,74 @@ export function createMcpServer(options: McpOptions): McpServer {
     },
     async ({ callId, wait }, extra): Promise<CallToolResult> => {
       try {
-        const deadline = Date.now() + (wait ?? 0) * 1000
-        let picked: LateReply[] = []
-        // Long-poll until a matching reply arrives or the wait runs out.
-        for (;;) {
-          const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000))
-          const { replies } = await client.replies(agentId, left, extra.signal)
-          picked = replies.filter((r) => callId === undefined || r.payload.callId === callId)
-          if (picked.length > 0 || left === 0) break
-        }
-        for (const r of picked) await client.admit(agentId, r.payload.callId)
-        if (picked.length === 0 && callId !== undefined) {
-          // Nothing queued for this call: say why, so the model neither waits forever on a call
-          // that is settled or cancelled nor mistakes a typo for "still pending".
-          const settled = await callOutcome(client, callId)
-          if (settled) return settled
-        }
-        if (picked.length === 0 && callId !== undefined) {
-          return {
-            content: [
-              {
-                type: 'text',
-                text: `No late answer yet for callId ${callId}: it is still pending. This is not an answer. Try again later.`,
-              },
-            ],
-            structuredContent: { replies: [], pending: [callId] },
-          }
-        }
-        if (picked.length === 0) return await nothingQueued(client, agentId)
-        const replies = []
-        for (const r of picked) {
-          const who = await whoAnswered(client, r.payload.callId)
-          replies.push({ callId: r.payload.callId, answers: r.payload.answers, ...who })
-        }
-        return {
-          content: [
-            {
-              type: 'text',
-              text: JSON.stringify({
-                replies: replies.map((r) => ({ callId: r.callId, answers: r.answers, ...r.text })),
-              }),
-            },
-          ],
-          structuredContent: {
-            replies: replies.map((r) => ({ callId: r.callId, answers: r.answers, ...r.structured })),
-          },
-        }
+        return await collectReplies(tools, callId, wait ?? 0, extra.signal)
       } catch (error) {
         return errorResult(error)
       }
     },
   )
-  return server
+}
+
+/** `get_question_replies`: wait for late replies (of one call, or all), admit them, and say who answered. */
+async function collectReplies(
+  { client, agentId }: Tools,
+  callId: string | undefined,
+  wait: number,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const picked = await pollReplies(client, agentId, callId, wait, signal)
+  for (const r of picked) await client.admit(agentId, r.payload.callId)
+  if (picked.length === 0 && callId !== undefined) {
+    // Nothing queued for this call: say why, so the model neither waits forever on a call
+    // that is settled or cancelled nor mistakes a typo for "still pending".
+    const settled = await callOutcome(client, callId)
+    if (settled) return settled
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `No late answer yet for callId ${callId}: it is still pending. This is not an answer. Try again later.`,
+        },
+      ],
+      structuredContent: { replies: [], pending: [callId] },
+    }
+  }
+  if (picked.length === 0) return await nothingQueued(client, agentId)
+  const replies = []
+  for (const r of picked) {
+    const who = await whoAnswered(client, r.payload.callId)
+    replies.push({ callId: r.payload.callId, answers: r.payload.answers, ...who })
+  }
+  return {
+    content: [
+      {
+        type: 'text',
+        text: JSON.stringify({
+          replies: replies.map((r) => ({ callId: r.callId, answers: r.answers, ...r.text })),
+        }),
+      },
+    ],
+    structuredContent: {
+      replies: replies.map((r) => ({ callId: r.callId, answers: r.answers, ...r.structured })),
+    },
+  }
+}
+
+/** Long-poll until a matching reply arrives or `wait` seconds run out. */
+async function pollReplies(
+  client: BridgeClient,
+  agentId: string,
+  callId: string | undefined,
+  wait: number,
+  signal: AbortSignal,
+): Promise<LateReply[]> {
+  const deadline = Date.now() + wait * 1000
+  for (;;) {
+    const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000))
+    const { replies } = await client.replies(agentId, left, signal)
+    const picked = replies.filter((r) => callId === undefined || r.payload.callId === callId)
+    if (picked.length > 0 || left === 0) return picked
+  }
 }
 
 /** The largest `timeout` in seconds: the service's timer limit. */
@@ -242,7 +283,7 @@ async function callOutcome(client: BridgeClient, callId: string): Promise<CallTo
   try {
     view = await client.question(callId)
   } catch (error) {
-    if (error instanceof BridgeError && error.status === 404) {
+    if (error instanceof HttpError && error.status === 404) {
       return toolError(
         'NOT_FOUND',
         `no question has callId "${callId}". Use the callId from the PENDING result, or call get_question_replies without callId to collect every late answer.`,
@@ -302,7 +343,7 @@ function toolError(code: string, message: string): CallToolResult {
 function errorResult(error: unknown): CallToolResult {
   const uq = asUserQuestionError(error)
   if (uq) return toolError(uq.code, uq.message)
-  if (error instanceof BridgeError) return toolError(error.code, error.message)
+  if (error instanceof HttpError) return toolError(error.code, error.message)
   return toolError('ERROR', (error as Error).message ?? String(error))
 }
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import { z } from 'zod'
+import { AskbridgeError } from '../errors.js'
 import type { PlatformDescriptor as PlatformModule } from '../platform-descriptor.js'
 import { parseDuration } from '../routing/duration.js'
 import { isPostgresUrl, parsePostgresUrl } from '../store/pg-url.js'
@@ -386,8 +387,9 @@ export function schemaOf(platforms: readonly PlatformModule[]) {
 }
 
 /** A configuration problem; `message` names every bad variable, meant to be printed as-is. */
-export class ConfigError extends Error {
+export class ConfigError extends AskbridgeError {
   override readonly name = 'ConfigError'
+  readonly code = 'INVALID_CONFIG'
   readonly problems: string[]
   constructor(problems: string[]) {
     super(`askbridge: invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)

@@ -1,3 +1,5 @@
+import { AskbridgeError } from '../errors.js'
+
 /** Why a hook request cannot become a card. HTTP answers 400 with this code; `askbridge hook` exits 1. */
 export type HookErrorCode =
   | 'UNSUPPORTED_HOOK'
@@ -6,7 +8,7 @@ export type HookErrorCode =
   | 'BAD_TOOL_INPUT'
   | 'BAD_ANSWER'
 
-export class HookError extends Error {
+export class HookError extends AskbridgeError {
   override readonly name = 'HookError' as const
   readonly code: HookErrorCode
 

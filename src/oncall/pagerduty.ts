@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { AskbridgeError } from '../errors.js'
 
 /** Options of {@link PagerDutyClient}. */
 export interface PagerDutyClientOptions {
@@ -36,7 +37,7 @@ export type PagerDutyErrorCode =
   | 'bad-response'
 
 /** A failed PagerDuty request; the message never contains the token. */
-export class PagerDutyError extends Error {
+export class PagerDutyError extends AskbridgeError {
   override readonly name = 'PagerDutyError'
   constructor(
     readonly code: PagerDutyErrorCode,

@@ -1,3 +1,5 @@
+import { AskbridgeError } from '../errors.js'
+
 export const USER_QUESTION_ERROR_CODES = [
   'EMPTY_QUESTIONS',
   'BAD_INTENT',
@@ -24,7 +26,7 @@ export interface SerializedUserQuestionError {
 }
 
 /** The one coded error of the protocol. Survives serialization as `{name, code, message}`. */
-export class UserQuestionError extends Error {
+export class UserQuestionError extends AskbridgeError {
   override readonly name = 'UserQuestionError' as const
   readonly code: UserQuestionErrorCode
 
@@ -33,7 +35,7 @@ export class UserQuestionError extends Error {
     this.code = code
   }
 
-  toJSON(): SerializedUserQuestionError {
+  override toJSON(): SerializedUserQuestionError {
     return { name: this.name, code: this.code, message: this.message }
   }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { Destination, EscalationTier, Mention, PlatformResponders, Responders } from '../card/types.js'
+import { AskbridgeError } from '../errors.js'
 import { type Logger, silentLogger } from '../log.js'
 import {
   mentionHint,
@@ -20,8 +21,9 @@ import type { RoutePlan, Router } from './types.js'
 export type { RoutesFile } from './routes-schema.js'
 
 /** A routes file that cannot be used; `problems` name the exact path of each. */
-export class RoutesError extends Error {
+export class RoutesError extends AskbridgeError {
   override readonly name = 'RoutesError'
+  readonly code = 'INVALID_ROUTES'
   constructor(
     readonly problems: string[],
     source = 'routes file',

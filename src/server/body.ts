@@ -12,22 +12,22 @@ export const MAX_BODY_BYTES = 1024 * 1024
 export async function readJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   const type = req.headers['content-type']
   if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type)) {
-    throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json')
+    throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json')
   }
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) {
-    throw new HttpError(413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`)
+    throw new HttpError('BODY_TOO_LARGE', `request body is over ${limit} bytes`)
   }
   const text = (await readRaw(req, limit)).toString('utf8')
-  if (text.trim() === '') throw new HttpError(400, 'BAD_JSON', 'request body is empty; send a JSON object')
+  if (text.trim() === '') throw new HttpError('BAD_JSON', 'request body is empty; send a JSON object')
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch (error) {
-    throw new HttpError(400, 'BAD_JSON', `request body is not valid JSON: ${(error as Error).message}`)
+    throw new HttpError('BAD_JSON', `request body is not valid JSON: ${(error as Error).message}`)
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new HttpError(400, 'BAD_JSON', 'request body must be a JSON object')
+    throw new HttpError('BAD_JSON', 'request body must be a JSON object')
   }
   return value
 }
@@ -58,14 +58,14 @@ export function readRaw(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<B
       if (size > limit) {
         // Stop buffering; the response closes the connection.
         req.pause()
-        finish(new HttpError(413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`))
+        finish(new HttpError('BODY_TOO_LARGE', `request body is over ${limit} bytes`))
         return
       }
       chunks.push(chunk)
     }
     const onEnd = () => finish()
-    const onError = (e: Error) => finish(new HttpError(400, 'BAD_REQUEST', `request failed: ${e.message}`))
-    const onAborted = () => finish(new HttpError(400, 'BAD_REQUEST', 'request aborted'))
+    const onError = (e: Error) => finish(new HttpError('BAD_REQUEST', `request failed: ${e.message}`))
+    const onAborted = () => finish(new HttpError('BAD_REQUEST', 'request aborted'))
     req.on('data', onData)
     req.on('end', onEnd)
     req.on('error', onError)
@@ -75,9 +75,7 @@ export function readRaw(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<B
 
 /** What a body that could not be read is answered with: readRaw's HttpError, else a 400. */
 export function readFailure(error: unknown): HttpError {
-  return error instanceof HttpError
-    ? error
-    : new HttpError(400, 'BAD_REQUEST', 'the request could not be read')
+  return error instanceof HttpError ? error : new HttpError('BAD_REQUEST', 'the request could not be read')
 }
 
 /** Validate a parsed JSON body with zod; every problem is named in one 400 BAD_REQUEST. */
@@ -91,7 +89,7 @@ export function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.out
     if (i.code === 'invalid_type' && i.expected === 'nonoptional') return `${path} is required`
     return `${path}: ${i.message}`
   })
-  throw new HttpError(400, 'BAD_REQUEST', problems.join('; '))
+  throw new HttpError('BAD_REQUEST', problems.join('; '))
 }
 
 /** Write a JSON response (no-op when the client is gone). */

@@ -86,14 +86,13 @@ export function mayActFor(caller: Caller, agentId: string): boolean {
 /** 403 unless `caller` holds `scope`. */
 export function requireScope(caller: Caller, scope: Scope): void {
   if (caller.scopes.has('admin') || caller.scopes.has(scope)) return
-  throw new HttpError(403, 'FORBIDDEN_SCOPE', `this token may not do that (it needs the "${scope}" scope)`)
+  throw new HttpError('FORBIDDEN_SCOPE', `this token may not do that (it needs the "${scope}" scope)`)
 }
 
 /** 403 unless `caller` may act for `agentId`. */
 export function requireAgent(caller: Caller, agentId: string): void {
   if (mayActFor(caller, agentId)) return
   throw new HttpError(
-    403,
     'FORBIDDEN_AGENT',
     `this token asks as agent "${caller.agent}"; it may not act for agent "${agentId}"`,
   )
@@ -121,11 +120,7 @@ export function listedAgent(caller: Caller, named: string | undefined): string |
   const everyAgent = caller.scopes.has('admin') || caller.agent === '*'
   if (named === undefined && everyAgent) return undefined
   if (named === undefined && caller.agent.endsWith('*')) {
-    throw new HttpError(
-      400,
-      'BAD_REQUEST',
-      `name the agent with ?agentId= (this token covers "${caller.agent}")`,
-    )
+    throw new HttpError('BAD_REQUEST', `name the agent with ?agentId= (this token covers "${caller.agent}")`)
   }
   return agentOf(caller, named, caller.agent)
 }

@@ -4,12 +4,12 @@
  * request may take to arrive, and how many connections and event streams one client and all
  * clients may hold. The rest of the server sees only requests that got past it.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { DEFAULT_EDGE_LIMITS, type EdgeLimits } from '../config/edge-limits.js'
 import { type Logger, silentLogger } from '../log.js'
-import { HttpError } from './errors.js'
+import { errorResponse, HttpError } from './errors.js'
 import { wantsEventStream } from './sse.js'
 
 export interface EdgeOptions {
@@ -38,10 +38,11 @@ function canonical(address: string | undefined): string {
 }
 
 /** A raw response for a refusal node reports outside any request (one that did not arrive in time). */
-function rawRefusal(status: number, reason: string, code: string, message: string): string {
-  const body = JSON.stringify({ error: { name: 'HttpError', code, message } })
+function rawRefusal(refusal: HttpError): string {
+  const { status, body: error } = errorResponse(refusal)
+  const body = JSON.stringify(error)
   return [
-    `HTTP/1.1 ${status} ${reason}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
     'content-type: application/json; charset=utf-8',
     `content-length: ${Buffer.byteLength(body)}`,
     'connection: close',
@@ -110,19 +111,17 @@ export class Edge {
     const over =
       this.connections.of(client) >= this.limits.connectionsPerClient
         ? new HttpError(
-            429,
             'TOO_MANY_CONNECTIONS',
             `this client has ${this.limits.connectionsPerClient} connections open (ASKBRIDGE_MAX_CONNECTIONS_PER_CLIENT)`,
           )
         : this.connections.total >= this.limits.connections
           ? new HttpError(
-              503,
               'OVERLOADED',
               `the bridge has ${this.limits.connections} connections open (ASKBRIDGE_MAX_CONNECTIONS)`,
             )
           : undefined
     if (over) {
-      this.log.info('connection refused', { client, status: over.status, code: over.code })
+      this.log.info('connection refused', { client, status: errorResponse(over).status, code: over.code })
       this.refused.set(socket, Object.assign(over, { retryAfter: '1' }))
       socket.setTimeout(REFUSED_IDLE_MS, () => socket.destroy())
       return
@@ -138,17 +137,13 @@ export class Edge {
   clientError(error: NodeJS.ErrnoException, socket: Duplex): boolean {
     if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT' && error.code !== 'ERR_HTTP_HEADERS_TIMEOUT') return false
     const client = canonical((socket as Partial<Socket>).remoteAddress)
-    this.log.info('request refused', { client, status: 408, code: 'REQUEST_TIMEOUT' })
-    if (socket.writable) {
-      socket.end(
-        rawRefusal(
-          408,
-          'Request Timeout',
-          'REQUEST_TIMEOUT',
-          `the request did not arrive within ${this.limits.bodyTimeoutMs} ms (ASKBRIDGE_BODY_TIMEOUT)`,
-        ),
-      )
-    } else socket.destroy()
+    const refusal = new HttpError(
+      'REQUEST_TIMEOUT',
+      `the request did not arrive within ${this.limits.bodyTimeoutMs} ms (ASKBRIDGE_BODY_TIMEOUT)`,
+    )
+    this.log.info('request refused', { client, status: errorResponse(refusal).status, code: refusal.code })
+    if (socket.writable) socket.end(rawRefusal(refusal))
+    else socket.destroy()
     return true
   }
 
@@ -176,21 +171,18 @@ export class Edge {
     const forwarded = FORWARDING_HEADERS.find((h) => req.headers[h] !== undefined)
     if (forwarded && !this.proxies.has(canonical(peer))) {
       throw new HttpError(
-        403,
         'FORWARDED_REFUSED',
         `a request through a proxy (${forwarded}) needs a token (ASKBRIDGE_API_TOKEN or ASKBRIDGE_AGENT_TOKENS), or the proxy's address in ASKBRIDGE_TRUSTED_PROXIES`,
       )
     }
     if (!isLoopbackAddress(peer)) {
       throw new HttpError(
-        403,
         'FORBIDDEN_PEER',
         'without a token (ASKBRIDGE_API_TOKEN or ASKBRIDGE_AGENT_TOKENS) only clients on this machine (a loopback address) are served',
       )
     }
     if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
       throw new HttpError(
-        403,
         'FORBIDDEN_HOST',
         'without a token (ASKBRIDGE_API_TOKEN or ASKBRIDGE_AGENT_TOKENS) only loopback host names are served',
       )
@@ -212,7 +204,6 @@ export class Edge {
     if (this.streams.of(client) >= this.limits.streamsPerClient) {
       throw Object.assign(
         new HttpError(
-          429,
           'TOO_MANY_STREAMS',
           `this client has ${this.limits.streamsPerClient} event streams open (ASKBRIDGE_MAX_STREAMS_PER_CLIENT)`,
         ),
@@ -222,7 +213,6 @@ export class Edge {
     if (this.streams.total >= this.limits.streams) {
       throw Object.assign(
         new HttpError(
-          503,
           'OVERLOADED',
           `the bridge has ${this.limits.streams} event streams open (ASKBRIDGE_MAX_STREAMS)`,
         ),

@@ -214,7 +214,7 @@ async function handle(
   try {
     url = new URL(req.url ?? '/', 'http://askbridge.local')
   } catch {
-    throw new HttpError(400, 'BAD_REQUEST', 'malformed request URL')
+    throw new HttpError('BAD_REQUEST', 'malformed request URL')
   }
   url.pathname = path.pathname
   const ctx: RequestContext = { req, res, url, method: req.method ?? 'GET', path }
@@ -228,16 +228,16 @@ async function route(router: Router, ctx: RequestContext, closing: boolean): Pro
   const match = router.match(method, url.pathname)
   if (!('handler' in match)) {
     if (match.allowed.length > 0) {
-      throw Object.assign(new HttpError(405, 'METHOD_NOT_ALLOWED', `use ${match.allowed.join(' or ')}`), {
+      throw Object.assign(new HttpError('METHOD_NOT_ALLOWED', `use ${match.allowed.join(' or ')}`), {
         allow: match.allowed.join(', '),
       })
     }
-    throw new HttpError(404, 'NOT_FOUND', `no route for ${method} ${url.pathname}`)
+    throw new HttpError('NOT_FOUND', `no route for ${method} ${url.pathname}`)
   }
   // The /v1 API's routes are never reached through the inbox's credential.
-  if (!caller) throw new HttpError(404, 'NOT_FOUND', `no route for ${method} ${url.pathname}`)
+  if (!caller) throw new HttpError('NOT_FOUND', `no route for ${method} ${url.pathname}`)
   if (closing && url.pathname !== '/metrics') {
-    throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down')
+    throw new HttpError('SHUTTING_DOWN', 'the bridge is shutting down')
   }
   await match.handler({ req, res, url, params: match.params, caller })
 }

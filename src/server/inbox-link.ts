@@ -102,7 +102,6 @@ export class InboxLinks {
 
 function notSignedIn(): HttpError {
   return new HttpError(
-    401,
     'INBOX_SIGN_IN_REQUIRED',
     'open the inbox through the sign-in link `askbridge serve` printed (agent and API tokens are not accepted here)',
   )

@@ -15,7 +15,7 @@ export interface CanonicalPath {
 const ENCODED_SEPARATOR = /%(2f|5c|00)/i
 
 function badPath(why: string): HttpError {
-  return new HttpError(400, 'BAD_PATH', `the request path ${why}`)
+  return new HttpError('BAD_PATH', `the request path ${why}`)
 }
 
 /**

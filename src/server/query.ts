@@ -35,12 +35,12 @@ export function pageQuery<C>(
       ? { success: true as const, data: options.defaultLimit }
       : z.coerce.number().int().min(1).max(options.maxLimit).safeParse(rawLimit)
   if (!limit.success)
-    throw new HttpError(400, 'BAD_REQUEST', `limit must be a whole number from 1 to ${options.maxLimit}`)
+    throw new HttpError('BAD_REQUEST', `limit must be a whole number from 1 to ${options.maxLimit}`)
   const rawCursor = url.searchParams.get('cursor')
   if (rawCursor === null) return { limit: limit.data }
   const cursor = options.cursor.safeParse(rawCursor)
   if (!cursor.success)
-    throw new HttpError(400, 'BAD_REQUEST', 'cursor is not one this server gave out (use nextCursor as is)')
+    throw new HttpError('BAD_REQUEST', 'cursor is not one this server gave out (use nextCursor as is)')
   return { limit: limit.data, cursor: cursor.data }
 }
 
@@ -64,7 +64,7 @@ export function agentParam(url: URL): string | undefined {
   const agentId = url.searchParams.get('agentId')
   if (agentId === null) return undefined
   if (!CALL_ID_PATTERN.test(agentId)) {
-    throw new HttpError(400, 'BAD_REQUEST', 'agentId must be 1-64 characters of A-Z a-z 0-9 _ . : -')
+    throw new HttpError('BAD_REQUEST', 'agentId must be 1-64 characters of A-Z a-z 0-9 _ . : -')
   }
   return agentId
 }
@@ -84,7 +84,6 @@ export async function resolveCall(
   if (found.length > 1) {
     const agents = found.map((c) => `"${c.agentId}"`).join(', ')
     throw new HttpError(
-      409,
       'AMBIGUOUS_CALL',
       `callId "${callId}" names calls of several agents (${agents}); say which with agentId`,
     )

@@ -168,7 +168,7 @@ export class InboxSignIn {
         res.writeHead(302, { location: '/inbox/login', 'cache-control': 'no-store' }).end()
         return undefined
       }
-      throw new HttpError(401, 'SIGN_IN_REQUIRED', 'sign in to the inbox first (/inbox/login)')
+      throw new HttpError('SIGN_IN_REQUIRED', 'sign in to the inbox first (/inbox/login)')
     }
     if (!['GET', 'HEAD', 'OPTIONS'].includes(method)) this.checkCsrf(req, user)
     return { email: user.email, name: user.name, csrf: user.csrf }
@@ -295,7 +295,7 @@ export class InboxSignIn {
   private checkCsrf(req: IncomingMessage, user: SignedInUser): void {
     const sent = req.headers['x-csrf-token']
     if (typeof sent !== 'string' || !same(sent, user.csrf)) {
-      throw new HttpError(403, 'CSRF', 'missing or wrong CSRF token (x-csrf-token)')
+      throw new HttpError('CSRF', 'missing or wrong CSRF token (x-csrf-token)')
     }
   }
 

@@ -1,3 +1,5 @@
+import { AskbridgeError } from '../errors.js'
+
 /**
  * What went wrong with the storage underneath, in words an operator acts on. Every store maps
  * its driver's errors to one of these so callers (the HTTP API, the adapters) treat a full disk
@@ -23,7 +25,7 @@ export const STORAGE_UNAVAILABLE = 'STORAGE_UNAVAILABLE' as const
  * Nothing was changed by the failing operation; the same request can be retried once the
  * storage recovers. `fault` says which way it failed (for logs and metrics).
  */
-export class StorageError extends Error {
+export class StorageError extends AskbridgeError {
   override readonly name = 'StorageError' as const
   readonly code = STORAGE_UNAVAILABLE
   readonly fault: StorageFault
@@ -33,7 +35,7 @@ export class StorageError extends Error {
     this.fault = fault
   }
 
-  toJSON(): { name: 'StorageError'; code: typeof STORAGE_UNAVAILABLE; message: string } {
+  override toJSON(): { name: 'StorageError'; code: typeof STORAGE_UNAVAILABLE; message: string } {
     return { name: this.name, code: this.code, message: this.message }
   }
 }

@@ -1,11 +1,13 @@
 import pg from 'pg'
+import { AskbridgeError } from '../errors.js'
 import { fromPgError } from './pg-errors.js'
 import { MIGRATIONS, type Migration } from './pg-migrations.js'
 import { type PostgresTarget, parsePostgresUrl } from './pg-url.js'
 
 /** The database could not be opened at start: the message names ASKBRIDGE_DB and the server's refusal. */
-export class StoreOpenError extends Error {
+export class StoreOpenError extends AskbridgeError {
   override readonly name = 'StoreOpenError'
+  readonly code = 'STORE_OPEN_FAILED'
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options)
   }

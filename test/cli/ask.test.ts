@@ -167,6 +167,11 @@ describe('askbridge ask', () => {
         () => s.bridge.service.inflight('default', 'gate-restart-1') !== undefined,
         'the gate re-attached',
       )
+      // The restarted inbox lists the card a moment after the ask re-attaches: act once it does.
+      await until(async () => {
+        const cards = (await request(s.url, 'GET', '/inbox/api/cards')).body.cards ?? []
+        return cards.some((c) => c.callId === 'gate-restart-1')
+      }, 'the card in the restarted inbox')
       await act(s.url, 'gate-restart-1', { type: 'approve' }, 'Margaret')
       const r = await running
       expect(r.stderr).toContain('the bridge is restarting; re-attaching to gate-restart-1')

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { BridgeClient, BridgeError } from '../../src/cli/client.js'
+import { BridgeClient } from '../../src/cli/client.js'
+import { HttpError } from '../../src/errors.js'
 import { ensureBuilt } from './built.js'
 import { runWithOpenStdin } from './open-stdin.js'
 
@@ -62,7 +63,7 @@ test('a --url flag is named as the flag; a wrong scheme gets no made-up fix; cre
 })
 
 test('the library client checks the same way', () => {
-  expect(() => new BridgeClient({ url: '127.0.0.1:8790' })).toThrow(BridgeError)
+  expect(() => new BridgeClient({ url: '127.0.0.1:8790' })).toThrow(HttpError)
   expect(() => new BridgeClient({ url: '127.0.0.1:8790' })).toThrow(MESSAGE)
   expect(new BridgeClient({ url: 'https://bridge.example/' }).url).toBe('https://bridge.example')
 })

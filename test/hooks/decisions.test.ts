@@ -7,20 +7,22 @@
  * Discord (real discord.js) or the web inbox, and the hook's exact output JSON is checked.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isPostPending } from '../../src/answerer/adapter.js'
-import { type ComponentRef, cardRef, encodeComponentId } from '../../src/card/codec.js'
+import type { ComponentRef } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
-import { ensureBuilt } from '../cli/built.js'
 import { waitResponded } from '../discord/rig.js'
-import { type FakeUser as DiscordUser, FakeDiscord } from '../fakes/discord/server.js'
-import { FakeSlack, type FakeUser as SlackUser } from '../fakes/slack/server.js'
+import type { FakeUser as DiscordUser, FakeDiscord } from '../fakes/discord/server.js'
+import type { FakeSlack, FakeUser as SlackUser } from '../fakes/slack/server.js'
 import { commandHook as command, fixture, httpHook as http } from '../helpers/claude-code.js'
-import { keyFor, until } from '../helpers/service.js'
-import { inboxCookie, startBridge, type TestBridge } from '../server/helpers.js'
+import {
+  discordClick as click,
+  componentId,
+  type HookRig,
+  nextHookCard,
+  startHookRig,
+} from '../helpers/hook-rig.js'
+import { until } from '../helpers/service.js'
+import { inboxCookie, type TestBridge } from '../server/helpers.js'
 import { blocksText } from '../slack/rig.js'
 
 const grace: SlackUser = { id: 'U0GRACE', name: 'Grace' }
@@ -35,30 +37,16 @@ let slack: FakeSlack
 let discord: FakeDiscord
 let tb: TestBridge
 let cwd: string
+let rig: HookRig
 const seen = new Set<string>()
 
 beforeAll(async () => {
-  await ensureBuilt()
-  cwd = mkdtempSync(join(tmpdir(), 'askbridge-decisions-'))
-  slack = await FakeSlack.start({ pingIntervalMs: 1000 })
-  discord = await new FakeDiscord({ rateLimits: false }).start()
-  tb = await startBridge({
-    SLACK_BOT_TOKEN: slack.options.botToken,
-    SLACK_APP_TOKEN: slack.options.appToken,
-    SLACK_API_URL: slack.apiUrl,
-    SLACK_CHANNEL: 'C0DECIDE',
-    DISCORD_BOT_TOKEN: discord.token,
-    DISCORD_API_URL: discord.apiUrl,
-    DISCORD_CHANNEL_ID: discord.channelId,
-  })
-  await slack.waitForSocket()
+  rig = await startHookRig({ slackChannel: 'C0DECIDE', tmpPrefix: 'askbridge-decisions-' })
+  ;({ slack, discord, tb, cwd } = rig)
 }, 60_000)
 
 afterAll(async () => {
-  await tb?.close()
-  await slack?.close()
-  await discord?.close()
-  rmSync(cwd, { recursive: true, force: true })
+  await rig?.close()
 })
 
 type Hook = 'http' | 'command'
@@ -79,27 +67,9 @@ async function run(hook: Hook, payload: unknown, extra: Record<string, string> =
 }
 
 /** The next new hook card, once Slack, Discord and the inbox have posted it. */
-async function nextCard(tries = 400): Promise<CardState> {
-  const card = await until(async () => {
-    const cards = await tb.bridge.store.listCards<CardState>()
-    return cards.map((c) => c.state).find((c) => !seen.has(c.callId))
-  }, 'a new hook card')
-  seen.add(card.callId)
-  await until(
-    async () => {
-      const posted = (await tb.bridge.store.listPosts(card))
-        .filter((p) => !isPostPending(p.ref))
-        .map((p) => p.platform)
-      return ['slack', 'discord', 'web'].every((p) => posted.includes(p))
-    },
-    'every copy of the card',
-    tries,
-  )
-  return card
-}
+const nextCard = (tries = 400) => nextHookCard(tb, seen, { tries })
 
-const idOf = async (callId: string, ref: Omit<ComponentRef, 'callId' | 'agent'>) =>
-  encodeComponentId({ ...cardRef(await keyFor(tb.bridge.store, callId)), ...ref })
+const idOf = (callId: string, ref: Omit<ComponentRef, 'callId' | 'agent'>) => componentId(tb, callId, ref)
 
 /** What a person does on a card, the same words on every surface. */
 interface Person {
@@ -115,12 +85,8 @@ async function discordMessage(customId: string) {
   return until(() => discord.messageWith(customId), `Discord component ${customId}`)
 }
 
-async function discordClick(callId: string, ref: Omit<ComponentRef, 'callId' | 'agent'>) {
-  const customId = await idOf(callId, ref)
-  const record = await discord.click((await discordMessage(customId)).id, customId, linus)
-  await waitResponded(record)
-  return record
-}
+const discordClick = (callId: string, ref: Omit<ComponentRef, 'callId' | 'agent'>) =>
+  click(rig, callId, ref, linus)
 
 async function discordSelect(callId: string, q: number, os: number[]) {
   const customId = await idOf(callId, { verb: 'set', q, o: 0 })

@@ -6,23 +6,26 @@
  * the hook's exact output JSON is checked.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WebCardView } from '../../adapters/web/client/types.js'
-import { isPostPending } from '../../src/answerer/adapter.js'
-import { type ComponentRef, cardRef, encodeComponentId } from '../../src/card/codec.js'
+import type { ComponentRef } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import { TOOL_PREVIEW_CHARS } from '../../src/hooks/tool.js'
-import { ensureBuilt } from '../cli/built.js'
 import { askbridge } from '../cli/run.js'
 import { waitResponded } from '../discord/rig.js'
-import { type FakeUser as DiscordUser, FakeDiscord } from '../fakes/discord/server.js'
-import { FakeSlack, type FakeUser as SlackUser } from '../fakes/slack/server.js'
+import type { FakeUser as DiscordUser, FakeDiscord } from '../fakes/discord/server.js'
+import type { FakeSlack, FakeUser as SlackUser } from '../fakes/slack/server.js'
 import { commandHook as command, fixture, httpHook as http } from '../helpers/claude-code.js'
-import { keyFor, until } from '../helpers/service.js'
-import { inboxCookie, startBridge, type TestBridge } from '../server/helpers.js'
+import {
+  discordClick as click,
+  componentId,
+  type HookRig,
+  nextHookCard,
+  postedOn,
+  startHookRig,
+} from '../helpers/hook-rig.js'
+import { until } from '../helpers/service.js'
+import { inboxCookie, type TestBridge } from '../server/helpers.js'
 import { blocksText } from '../slack/rig.js'
 
 const grace: SlackUser = { id: 'U0GRACE', name: 'Grace' }
@@ -39,73 +42,34 @@ let slack: FakeSlack
 let discord: FakeDiscord
 let tb: TestBridge
 let cwd: string
+let rig: HookRig
 const seen = new Set<string>()
 
 beforeAll(async () => {
-  await ensureBuilt()
-  cwd = mkdtempSync(join(tmpdir(), 'askbridge-hooks-'))
-  slack = await FakeSlack.start({ pingIntervalMs: 1000 })
-  // Every test here posts to the one Discord channel; about hooks, not pacing: limits off.
-  discord = await new FakeDiscord({ rateLimits: false }).start()
-  tb = await startBridge({
-    SLACK_BOT_TOKEN: slack.options.botToken,
-    SLACK_APP_TOKEN: slack.options.appToken,
-    SLACK_API_URL: slack.apiUrl,
-    SLACK_CHANNEL: 'C0HOOKS',
-    DISCORD_BOT_TOKEN: discord.token,
-    DISCORD_API_URL: discord.apiUrl,
-    DISCORD_CHANNEL_ID: discord.channelId,
-    ASKBRIDGE_PUBLIC_URL: PUBLIC_URL,
+  rig = await startHookRig({
+    slackChannel: 'C0HOOKS',
+    tmpPrefix: 'askbridge-hooks-',
+    env: { ASKBRIDGE_PUBLIC_URL: PUBLIC_URL },
   })
-  await slack.waitForSocket()
+  ;({ slack, discord, tb, cwd } = rig)
 }, 60_000)
 
 afterAll(async () => {
-  await tb?.close()
-  await slack?.close()
-  await discord?.close()
-  rmSync(cwd, { recursive: true, force: true })
+  await rig?.close()
 })
 
 const httpHook = (payload: unknown, query?: string) => http(tb.url, payload, query)
 const commandHook = (payload: unknown, args?: string[]) => command(tb.url, cwd, payload, args)
 
-/** The next new hook card, once it is posted in Slack and in Discord. */
-async function nextCard(): Promise<CardState> {
-  const card = await until(async () => {
-    const cards = await tb.bridge.store.listCards<CardState>()
-    return cards.map((c) => c.state).find((c) => !seen.has(c.callId) && c.agentId.startsWith('claude-code:'))
-  }, 'a new hook card')
-  seen.add(card.callId)
-  await postedOn(card, ['slack', 'discord', 'web'])
-  return card
-}
-
-/** Resolves once every one of `platforms` has posted `card` and recorded it (the reference has replaced the intent to post). */
-async function postedOn(card: CardState, platforms: readonly string[]): Promise<void> {
-  await until(
-    async () => {
-      const posted = (await tb.bridge.store.listPosts(card))
-        .filter((p) => !isPostPending(p.ref))
-        .map((p) => p.platform)
-      return platforms.every((p) => posted.includes(p))
-    },
-    `the ${platforms.join(', ')} copies`,
-  )
-}
+/** The next new hook card, once it is posted in Slack, Discord and the inbox. */
+const nextCard = () => nextHookCard(tb, seen, { which: (c) => c.agentId.startsWith('claude-code:') })
 
 async function slackUse(callId: string, ref: Omit<ComponentRef, 'callId' | 'agent'>) {
-  const call = cardRef(await keyFor(tb.bridge.store, callId))
-  return slack.use(grace, callId, encodeComponentId({ ...call, ...ref }))
+  return slack.use(grace, callId, await componentId(tb, callId, ref))
 }
 
-async function discordClick(callId: string, ref: Omit<ComponentRef, 'callId' | 'agent'>) {
-  const customId = encodeComponentId({ ...cardRef(await keyFor(tb.bridge.store, callId)), ...ref })
-  const message = await until(() => discord.messageWith(customId), `Discord component ${customId}`)
-  const record = await discord.click(message.id, customId, linus)
-  await waitResponded(record)
-  return record
-}
+const discordClick = (callId: string, ref: Omit<ComponentRef, 'callId' | 'agent'>) =>
+  click(rig, callId, ref, linus)
 
 const allow = { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }
 
@@ -486,7 +450,7 @@ describe('reasons on approvals', () => {
       return cards.map((c) => c.state).find((c) => c.agentId === 'deploy-bot' && c.status === 'open')
     }, 'the deploy card')
     // Open in the store comes before the inbox has recorded its copy; act once it is there, as a person would.
-    await postedOn(card, ['web'])
+    await postedOn(tb, card, ['web'])
     await inbox(card.callId, { type: 'reject', reason: 'tests are red' }, 'Grace')
     const run = await asked
     expect(run.code).toBe(4)

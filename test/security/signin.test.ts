@@ -5,26 +5,14 @@
  * the loopback Host check covers /inbox with sign-in on; cookies are Secure under an https public
  * URL. Held: state, nonce and PKCE are still enforced.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { PLATFORMS } from '../../adapters/platforms.js'
 import { ConfigError, parseConfig } from '../../src/config/env.js'
-import type { Logger } from '../../src/log.js'
-import { type BridgeHandle, serve } from '../../src/server/serve.js'
-import {
-  authorize,
-  CLIENT_ID,
-  CLIENT_SECRET,
-  CookieJar,
-  onFreePort,
-  send,
-  signIn,
-  startProvider,
-} from '../helpers/oidc.js'
+import { serve } from '../../src/server/serve.js'
+import { authorize, CookieJar, send, signIn } from '../helpers/oidc.js'
 import { testSchema } from '../helpers/pg.js'
+import { oidcEnv, startSignInBridge } from '../helpers/signin-rig.js'
 import { startBridge } from '../server/helpers.js'
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -32,66 +20,12 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-interface Logged {
-  level: string
-  message: string
-  fields?: Record<string, unknown>
-}
-
-function recorder(): { logger: Logger; logs: Logged[] } {
-  const logs: Logged[] = []
-  const at =
-    (level: string) =>
-    (message: string, fields?: Record<string, unknown>): void => {
-      logs.push({ level, message, ...(fields ? { fields } : {}) })
-    }
-  return { logs, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } }
-}
-
-const oidcEnv = (issuer: string) => ({
-  ASKBRIDGE_OIDC_ISSUER: issuer,
-  ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
-  ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
-})
-
 /**
- * A bridge with sign-in on 127.0.0.1:<port>; `publicUrl(url)` is ASKBRIDGE_PUBLIC_URL (the
- * provider registers `<publicUrl>/inbox/callback`); `db` shares a database between bridges.
+ * A bridge with sign-in; `publicUrl(url)` is ASKBRIDGE_PUBLIC_URL (the provider registers
+ * `<publicUrl>/inbox/callback`); `db` shares a database between bridges.
  */
-async function start(options: { publicUrl?: (url: string) => string; db?: string } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'askbridge-sec-signin-'))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  const { logger, logs } = recorder()
-  const { bridge, url, provider } = await onFreePort(async (port) => {
-    const url = `http://127.0.0.1:${port}`
-    const publicUrl = options.publicUrl?.(url) ?? url
-    const provider = await startProvider(`${publicUrl}/inbox/callback`)
-    const config = parseConfig(
-      {
-        ASKBRIDGE_PORT: String(port),
-        ASKBRIDGE_DB: options.db ?? join(dir, 'bridge.db'),
-        ASKBRIDGE_PUBLIC_URL: publicUrl,
-        ...oidcEnv(provider.issuer),
-      },
-      PLATFORMS,
-    )
-    try {
-      const bridge: BridgeHandle = await serve({
-        config,
-        platforms: PLATFORMS,
-        logger,
-        escalationIntervalMs: 0,
-      })
-      return { bridge, url, provider }
-    } catch (error) {
-      await provider.close()
-      throw error
-    }
-  })
-  cleanups.push(() => provider.close())
-  cleanups.push(() => bridge.close())
-  return { bridge, url, logs, provider }
-}
+const start = (options: { publicUrl?: (url: string) => string; db?: string } = {}) =>
+  startSignInBridge(cleanups, options)
 
 async function me(bridgeUrl: string, jar: CookieJar) {
   const res = await send(jar, new URL('/inbox/api/me', bridgeUrl))

@@ -1,8 +1,19 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { connect } from 'node:net'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { ConfigError } from '../../src/config/env.js'
 import { USER_QUESTION_ERROR_CODES, UserQuestionError } from '../../src/protocol/errors.js'
 import { errorResponse, HttpError, STATUS_OF_CODE } from '../../src/server/errors.js'
+import { StorageError } from '../../src/store/errors.js'
 import { act, cardPosted, request, startBridge, type TestBridge } from './helpers.js'
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : []
+  })
+}
 
 const colour = { id: 'colour', question: 'Which colour?', options: [{ label: 'Red' }, { label: 'Blue' }] }
 
@@ -29,7 +40,80 @@ describe('error mapping', () => {
       expect(status, code).toBe(expected[code])
       expect(body).toEqual({ error: { name: 'UserQuestionError', code, message: `it was ${code}` } })
     }
-    expect(Object.keys(STATUS_OF_CODE).sort()).toEqual([...USER_QUESTION_ERROR_CODES].sort())
+    for (const code of USER_QUESTION_ERROR_CODES) expect(STATUS_OF_CODE, code).toHaveProperty(code)
+  })
+
+  test('the HTTP, hook and storage codes have their status, and keep {name, code, message}', () => {
+    const expected: Record<string, number> = {
+      BAD_REQUEST: 400,
+      BAD_JSON: 400,
+      BAD_PATH: 400,
+      BAD_HOLD: 400,
+      BAD_ACTION: 400,
+      BAD_BODY: 400,
+      BAD_PAYLOAD: 400,
+      BAD_INTERACTION: 400,
+      UNAUTHORIZED: 401,
+      SIGN_IN_REQUIRED: 401,
+      INBOX_SIGN_IN_REQUIRED: 401,
+      FORBIDDEN_SCOPE: 403,
+      FORBIDDEN_AGENT: 403,
+      FORBIDDEN_ORIGIN: 403,
+      FORBIDDEN_PEER: 403,
+      FORBIDDEN_HOST: 403,
+      FORWARDED_REFUSED: 403,
+      CSRF: 403,
+      NOT_ALLOWED: 403,
+      NOT_FOUND: 404,
+      METHOD_NOT_ALLOWED: 405,
+      REQUEST_TIMEOUT: 408,
+      AMBIGUOUS_CALL: 409,
+      NOT_ANSWERABLE: 409,
+      BODY_TOO_LARGE: 413,
+      UNSUPPORTED_MEDIA_TYPE: 415,
+      RATE_LIMITED: 429,
+      TOO_MANY_CONNECTIONS: 429,
+      TOO_MANY_STREAMS: 429,
+      INTERNAL: 500,
+      NOT_BUILT: 500,
+      OVERLOADED: 503,
+      SHUTTING_DOWN: 503,
+      NOT_STARTED: 503,
+      // A hook request that cannot become a card travels as an HttpError with the hook's code.
+      UNSUPPORTED_HOOK: 400,
+      UNSUPPORTED_SCHEMA: 400,
+      BAD_HOOK: 400,
+      BAD_TOOL_INPUT: 400,
+    }
+    for (const [code, status] of Object.entries(expected)) {
+      expect(errorResponse(new HttpError(code, `it was ${code}`)), code).toEqual({
+        status,
+        body: { error: { name: 'HttpError', code, message: `it was ${code}` } },
+      })
+    }
+    expect(errorResponse(new StorageError('full', 'the disk is full'))).toEqual({
+      status: 503,
+      body: { error: { name: 'StorageError', code: 'STORAGE_UNAVAILABLE', message: 'the disk is full' } },
+    })
+    // The table holds these and the protocol's codes, nothing else.
+    expect(Object.keys(STATUS_OF_CODE).sort()).toEqual(
+      [...new Set([...Object.keys(expected), ...USER_QUESTION_ERROR_CODES, 'STORAGE_UNAVAILABLE'])].sort(),
+    )
+  })
+
+  test('every code thrown as an HttpError in the source has its status in the table', () => {
+    const root = new URL('../..', import.meta.url).pathname
+    // The CLI's client throws HttpErrors too (BAD_URL, UNREACHABLE): seen, never answered with.
+    const sources = [...files(join(root, 'src')), ...files(join(root, 'adapters'))].filter(
+      (file) => !file.includes(join('src', 'cli', '')),
+    )
+    const thrown = new Set(
+      sources.flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(/new HttpError\(\s*'([A-Z_]+)'/g)].map((m) => m[1] as string),
+      ),
+    )
+    expect(thrown.size).toBeGreaterThan(20)
+    expect([...thrown].filter((code) => !Object.hasOwn(STATUS_OF_CODE, code))).toEqual([])
   })
 
   test('a protocol error that crossed a wire is recognised; unknown errors never leak', () => {
@@ -41,10 +125,11 @@ describe('error mapping', () => {
         error: { name: 'HttpError', code: 'INTERNAL', message: 'internal error (see the server log)' },
       },
     })
-    expect(errorResponse(new HttpError(418, 'TEAPOT', 'short and stout'))).toEqual({
-      status: 418,
-      body: { error: { name: 'HttpError', code: 'TEAPOT', message: 'short and stout' } },
-    })
+    // An error of askbridge's own that is not meant for the wire, or a code the table does not
+    // know, is internal too: neither its message nor its code leaves.
+    expect(errorResponse(new ConfigError(['ASKBRIDGE_DB is a secret path']))).toEqual(leak)
+    expect(errorResponse(new HttpError('TEAPOT', 'short and stout'))).toEqual(leak)
+    expect(errorResponse({ name: 'HttpError', code: 'NOT_FOUND', message: 'a look-alike' })).toEqual(leak)
   })
 })
 

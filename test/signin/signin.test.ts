@@ -10,86 +10,34 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { PLATFORMS } from '../../adapters/platforms.js'
 import { ConfigError, parseConfig } from '../../src/config/env.js'
-import type { Logger } from '../../src/log.js'
 import { validateRoutes } from '../../src/routing/routes.js'
-import { type BridgeHandle, serve } from '../../src/server/serve.js'
+import { serve } from '../../src/server/serve.js'
 import { FakeSlack } from '../fakes/slack/server.js'
-import {
-  authorize,
-  CLIENT_ID,
-  CLIENT_SECRET,
-  CookieJar,
-  freePort,
-  onFreePort,
-  send,
-  signIn,
-  startProvider,
-} from '../helpers/oidc.js'
+import { authorize, CLIENT_ID, CLIENT_SECRET, CookieJar, freePort, send, signIn } from '../helpers/oidc.js'
 import { deployApproval } from '../helpers/routing.js'
 import { until } from '../helpers/service.js'
+import { startSignInBridge } from '../helpers/signin-rig.js'
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-interface Logged {
-  level: string
-  message: string
-  fields?: Record<string, unknown>
-}
-
-async function start(
+const start = (
   options: {
     env?: Record<string, string>
     routes?: ReturnType<typeof validateRoutes>
     now?: () => number
   } = {},
-) {
-  const dir = mkdtempSync(join(tmpdir(), 'askbridge-signin-'))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  const logs: Logged[] = []
-  const logger: Logger = {
-    debug: () => {},
-    info: (message, fields) => logs.push({ level: 'info', message, ...(fields ? { fields } : {}) }),
-    warn: (message, fields) => logs.push({ level: 'warn', message, ...(fields ? { fields } : {}) }),
-    error: (message, fields) => logs.push({ level: 'error', message, ...(fields ? { fields } : {}) }),
-  }
-  const { bridge, url, provider } = await onFreePort(async (port) => {
-    const url = `http://127.0.0.1:${port}`
-    const provider = await startProvider(`${url}/inbox/callback`)
-    const config = parseConfig(
-      {
-        ASKBRIDGE_PORT: String(port),
-        ASKBRIDGE_DB: join(dir, `bridge-${port}.db`),
-        ASKBRIDGE_OIDC_ISSUER: provider.issuer,
-        ASKBRIDGE_OIDC_CLIENT_ID: CLIENT_ID,
-        ASKBRIDGE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
-        ASKBRIDGE_PUBLIC_URL: url,
-        ...options.env,
-      },
-      PLATFORMS,
-    )
-    try {
-      const bridge: BridgeHandle = await serve({
-        config,
-        platforms: PLATFORMS,
-        logger,
-        heartbeatMs: 100,
-        escalationIntervalMs: 0,
-        ...(options.routes ? { routes: options.routes } : {}),
-        inboxSession: { ttlMs: 60 * 60_000, ...(options.now ? { now: options.now } : {}) },
-      })
-      return { bridge, url, provider }
-    } catch (error) {
-      await provider.close()
-      throw error
-    }
+) =>
+  startSignInBridge(cleanups, {
+    ...(options.env ? { env: options.env } : {}),
+    serve: {
+      heartbeatMs: 100,
+      ...(options.routes ? { routes: options.routes } : {}),
+      inboxSession: { ttlMs: 60 * 60_000, ...(options.now ? { now: options.now } : {}) },
+    },
   })
-  cleanups.push(() => provider.close())
-  cleanups.push(() => bridge.close())
-  return { bridge, url, logs, provider }
-}
 
 /**
  * Ask an approval through the API (blocking) and wait until the inbox lists it; `answer` is the

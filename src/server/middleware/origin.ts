@@ -29,7 +29,6 @@ function sameOrigin(req: IncomingMessage): boolean {
 export function checkOrigin(req: IncomingMessage, method: string): void {
   if (!SAFE_METHODS.has(method) && !sameOrigin(req)) {
     throw new HttpError(
-      403,
       'FORBIDDEN_ORIGIN',
       'requests from other web origins are refused (set ASKBRIDGE_API_TOKEN to use the API from a browser app)',
     )

@@ -23,7 +23,6 @@ export function tokenStep(credentials: Credentials, limiter: RateLimiter, log: L
         log.info('rate limited', { caller: caller.label })
         throw Object.assign(
           new HttpError(
-            429,
             'RATE_LIMITED',
             `this token made more than ${caller.ratePerMinute} requests a minute; try again in ${wait} s`,
           ),
@@ -38,7 +37,6 @@ export function tokenStep(credentials: Credentials, limiter: RateLimiter, log: L
 
 function unauthorized(): HttpError {
   return new HttpError(
-    401,
     'UNAUTHORIZED',
     'missing or wrong bearer token (ASKBRIDGE_API_TOKEN or a token of ASKBRIDGE_AGENT_TOKENS)',
   )

@@ -25,7 +25,7 @@ export function addAnswerRoutes(router: Router, deps: ApiDeps): void {
     const body = parseBody(answerBodySchema, await readJson(req))
     const named = agentParam(url)
     if (body.agentId !== undefined && named !== undefined && body.agentId !== named) {
-      throw new HttpError(400, 'BAD_REQUEST', 'agentId in the query and in the body differ')
+      throw new HttpError('BAD_REQUEST', 'agentId in the query and in the body differ')
     }
     const mine = !caller.scopes.has('admin') && !caller.agent.includes('*') ? caller.agent : undefined
     const key = await resolveCall(service, params.callId ?? '', body.agentId ?? named ?? mine)
@@ -86,6 +86,6 @@ async function authorizeAnswer(
   const refusal = card ? await deps.policy.refusesApi(card, actor, requester) : undefined
   if (refusal) {
     await audit(true, 'not-allowed')
-    throw new HttpError(403, 'NOT_ALLOWED', refusal)
+    throw new HttpError('NOT_ALLOWED', refusal)
   }
 }

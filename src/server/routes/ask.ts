@@ -8,7 +8,7 @@ import { UserQuestionError } from '../../protocol/errors.js'
 import type { TimedUserQuestionResult } from '../../protocol/types.js'
 import { parseBody, readJson, sendJson } from '../body.js'
 import { agentOf, type Caller, requireScope } from '../credentials.js'
-import { HttpError } from '../errors.js'
+import { errorResponse, HttpError } from '../errors.js'
 import type { Metrics } from '../metrics.js'
 import type { RouteContext, Router } from '../router.js'
 import { type ApiDeps, callerOf } from './deps.js'
@@ -69,8 +69,7 @@ export function addAskRoutes(router: Router, deps: ApiDeps): void {
 function authorize(who: RouteContext['caller'], deps: ApiDeps): Caller {
   const caller = callerOf(who)
   requireScope(caller, 'ask')
-  if (deps.closing())
-    throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down; ask again shortly')
+  if (deps.closing()) throw new HttpError('SHUTTING_DOWN', 'the bridge is shutting down; ask again shortly')
   return caller
 }
 
@@ -79,18 +78,13 @@ async function parse(req: IncomingMessage): Promise<AskBody> {
 }
 
 function refuseOverloaded(res: ServerResponse, maxWaiting: number): void {
-  sendJson(
-    res,
-    503,
-    {
-      error: {
-        name: 'HttpError',
-        code: 'OVERLOADED',
-        message: `${maxWaiting} asks are already waiting (ASKBRIDGE_MAX_WAITING_ASKS); this one was not taken, ask again shortly`,
-      },
-    },
-    { 'retry-after': String(OVERLOADED_RETRY_AFTER_S) },
+  const refusal = errorResponse(
+    new HttpError(
+      'OVERLOADED',
+      `${maxWaiting} asks are already waiting (ASKBRIDGE_MAX_WAITING_ASKS); this one was not taken, ask again shortly`,
+    ),
   )
+  sendJson(res, refusal.status, refusal.body, { 'retry-after': String(OVERLOADED_RETRY_AFTER_S) })
 }
 
 /** Hand the ask to the service, or re-attach to the same call in flight. */
@@ -134,13 +128,13 @@ async function respond(
   let ended = false
   const untrack = deps.track(res, () => {
     ended = true
-    sendJson(res, 503, {
-      error: {
-        name: 'HttpError',
-        code: 'SHUTTING_DOWN',
-        message: `the bridge is restarting; ask again with callId "${callId}" to re-attach`,
-      },
-    })
+    const restarting = errorResponse(
+      new HttpError(
+        'SHUTTING_DOWN',
+        `the bridge is restarting; ask again with callId "${callId}" to re-attach`,
+      ),
+    )
+    sendJson(res, restarting.status, restarting.body)
   })
   try {
     const result = await work

@@ -30,7 +30,7 @@ function sinceOf(url: URL): number | undefined {
   if (sinceText === null) return undefined
   const since = /^\d+$/.test(sinceText) ? Number(sinceText) : Date.parse(sinceText)
   if (!Number.isFinite(since)) {
-    throw new HttpError(400, 'BAD_REQUEST', 'since must be epoch milliseconds or an ISO date')
+    throw new HttpError('BAD_REQUEST', 'since must be epoch milliseconds or an ISO date')
   }
   return since
 }

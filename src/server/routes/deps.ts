@@ -32,11 +32,11 @@ export interface ApiDeps {
 
 /** The caller of a `/v1` route (the server always sets it there). */
 export function callerOf(caller: RouteContext['caller']): Caller {
-  if (!caller) throw new HttpError(401, 'UNAUTHORIZED', 'this route needs a bearer token')
+  if (!caller) throw new HttpError('UNAUTHORIZED', 'this route needs a bearer token')
   return caller
 }
 
 /** 404 for a call that does not exist. */
 export function notFound(key: CallKey): HttpError {
-  return new HttpError(404, 'NOT_FOUND', `no question with callId "${key.callId}" for agent "${key.agentId}"`)
+  return new HttpError('NOT_FOUND', `no question with callId "${key.callId}" for agent "${key.agentId}"`)
 }

@@ -13,8 +13,7 @@ import { forCaller, type HookRouteDeps } from './hooks.js'
 export function addElicitRoutes(router: Router, deps: HookRouteDeps): void {
   router.add('POST', '/v1/elicit', async ({ req, res, caller }) => {
     const callerDeps = forCaller(deps, caller)
-    if (deps.closing())
-      throw new HttpError(503, 'SHUTTING_DOWN', 'the bridge is shutting down; ask again shortly')
+    if (deps.closing()) throw new HttpError('SHUTTING_DOWN', 'the bridge is shutting down; ask again shortly')
     const parsed = parseBody(elicitRequestSchema, await readJson(req))
     // The agent is the token's when the request names none (403 when it names another).
     const request = { ...parsed, agentId: agentOf(callerOf(caller), parsed.agentId, 'mcp') }

@@ -15,7 +15,6 @@ export function timeoutOf(url: URL, fallback: number): number {
   const ms = /^\d+$/.test(text) ? Number(text) * 1000 : parseDuration(text)
   if (ms === undefined || !Number.isSafeInteger(ms) || ms < 1000 || ms > 86_400_000) {
     throw new HttpError(
-      400,
       'BAD_REQUEST',
       'timeout must be seconds (1 to 86400), or a duration such as 90s or 10m',
     )
@@ -27,7 +26,7 @@ export function routeOf(url: URL): string | undefined {
   const text = url.searchParams.get('route')
   if (text === null) return undefined
   const parsed = routeName.safeParse(text)
-  if (!parsed.success) throw new HttpError(400, 'BAD_REQUEST', 'route must be 1-200 characters')
+  if (!parsed.success) throw new HttpError('BAD_REQUEST', 'route must be 1-200 characters')
   return parsed.data
 }
 
@@ -36,7 +35,7 @@ export function clientOf(url: URL): HookClient {
   const text = url.searchParams.get('client')
   if (text === null) return 'claude-code'
   if (!(HOOK_CLIENTS as readonly string[]).includes(text)) {
-    throw new HttpError(400, 'BAD_REQUEST', `client must be one of ${HOOK_CLIENTS.join(', ')}`)
+    throw new HttpError('BAD_REQUEST', `client must be one of ${HOOK_CLIENTS.join(', ')}`)
   }
   return text as HookClient
 }
@@ -48,16 +47,12 @@ export function choicesOf(url: URL): ExtraChoice[] {
   const list = text.split(',').map((c) => c.trim())
   const bad = list.find((c) => !(EXTRA_CHOICES as readonly string[]).includes(c))
   if (bad !== undefined) {
-    throw new HttpError(
-      400,
-      'BAD_REQUEST',
-      `choices must be among ${EXTRA_CHOICES.join(', ')} (got "${bad}")`,
-    )
+    throw new HttpError('BAD_REQUEST', `choices must be among ${EXTRA_CHOICES.join(', ')} (got "${bad}")`)
   }
   return list as ExtraChoice[]
 }
 
 /** A hook body askbridge cannot turn into a card: 400 naming what is unsupported. */
 export function asHttp(error: unknown): unknown {
-  return error instanceof HookError ? new HttpError(400, error.code, error.message) : error
+  return error instanceof HookError ? new HttpError(error.code, error.message) : error
 }

@@ -54,7 +54,7 @@ export function addQuestionRoutes(router: Router, deps: ApiDeps): void {
     if (!call && !card && !service.inflight(key.agentId, key.callId)) throw notFound(key)
     const cancelled = await service.cancel(key, 'cancelled through the API')
     if (!cancelled) {
-      throw new HttpError(409, 'NOT_ANSWERABLE', `question "${key.callId}" is already finished`)
+      throw new HttpError('NOT_ANSWERABLE', `question "${key.callId}" is already finished`)
     }
     sendJson(res, 200, { cancelled: true, callId: key.callId, agentId: key.agentId })
   })

@@ -22,7 +22,7 @@ export function addReplyRoutes(router: Router, deps: ApiDeps): void {
   router.add('GET', '/v1/agents/:agentId/replies', async ({ req, res, params, url, caller }) => {
     requireAgent(callerOf(caller), params.agentId ?? '')
     const agentId = params.agentId ?? ''
-    if (!CALL_ID_PATTERN.test(agentId)) throw new HttpError(400, 'BAD_REQUEST', 'agentId is malformed')
+    if (!CALL_ID_PATTERN.test(agentId)) throw new HttpError('BAD_REQUEST', 'agentId is malformed')
     if (wantsEventStream(req)) return streamReplies(req, res, agentId, deps)
     return pollReplies(req, res, url, agentId, deps)
   })
@@ -121,11 +121,11 @@ function waitOf(url: URL): number {
   if (waitText === null) return 0
   const wait = Number(waitText)
   if (!Number.isFinite(wait) || wait < 0) {
-    throw new HttpError(400, 'BAD_REQUEST', 'wait must be a number of seconds (0-60)')
+    throw new HttpError('BAD_REQUEST', 'wait must be a number of seconds (0-60)')
   }
   return Math.min(wait, MAX_REPLY_WAIT_SECONDS)
 }
 
 function noReply(agentId: string, callId: string): HttpError {
-  return new HttpError(404, 'NOT_FOUND', `no queued reply for agent "${agentId}" and call "${callId}"`)
+  return new HttpError('NOT_FOUND', `no queued reply for agent "${agentId}" and call "${callId}"`)
 }
