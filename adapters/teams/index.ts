@@ -25,12 +25,13 @@ import {
   silentLogger,
   within,
 } from '../../src/adapter-kit.js'
+import { CARD_CONTENT_TYPE, type TeamsMention } from './card-schema.js'
 import { onCard, type ParsedRefresh, parseInvoke, parseRefresh } from './decode.js'
 import { channelOf, type InvokeBody, json as jsonTo, message, readVerified } from './inbound.js'
 import { TEAMS_LIMITS as L } from './limits.js'
 import { noticeToTeamsMessage } from './notice.js'
 import { TeamsPeople } from './people.js'
-import { CARD_CONTENT_TYPE, cardToTeamsMessage, type TeamsMention } from './render.js'
+import { cardToTeamsMessage } from './render.js'
 import { noMentions } from './text.js'
 import { TeamsTransport, TokenSource } from './transport.js'
 

@@ -1,8 +1,8 @@
 /** Who is who in Teams: channel rosters and members (cached), mentions, e-mail look-ups, and the ids a card's refresh names. */
 import type { CardState, Mention } from '../../src/adapter-kit.js'
 import { LIVE_STATUSES, type Logger, respondersOn } from '../../src/adapter-kit.js'
+import type { TeamsMention } from './card-schema.js'
 import { TEAMS_LIMITS as L } from './limits.js'
-import type { TeamsMention } from './render.js'
 import type { TeamsTransport } from './transport.js'
 
 /** A channel's roster: e-mail and UPN (lower case) -> Entra object id; Entra object id -> Teams user id. */
