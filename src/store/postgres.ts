@@ -6,7 +6,7 @@ import { StorageError } from './errors.js'
 import { foldCall } from './fold.js'
 import { clientConfig, openPostgres, type PostgresPoolOptions, transaction } from './pg-connect.js'
 import { fromPgError } from './pg-errors.js'
-import { type LeaderHandlers, type Leadership, PgLeadership } from './pg-leader.js'
+import { type LeaderHandlers, type Leadership, schemaLeadership } from './pg-leader.js'
 import { DEFAULT_LEASE_MS, lapsedDeadlines, lockCall, renewLeases } from './pg-leases.js'
 import { noteOf, PgListener, type StoreChangeListener } from './pg-notify.js'
 import { PgPosts } from './pg-posts.js'
@@ -138,15 +138,7 @@ export class PostgresStore implements Store {
     options: { pollMs?: number; onError?: (error: unknown) => void } = {},
   ): Leadership {
     this.check()
-    const leadership = new PgLeadership(
-      // Named after the schema and the job, so an operator (or a test) can tell leaders apart.
-      clientConfig(this.target, { applicationName: `askbridge-lead:${this.channel}:${name}`.slice(0, 63) }),
-      // Advisory locks are per database: the schema's channel keeps two schemas' leaders apart.
-      `${this.channel}:${name}`,
-      handlers,
-      options.pollMs,
-      options.onError,
-    )
+    const leadership = schemaLeadership(this.target, this.channel, name, handlers, options)
     this.leaderships.add(leadership)
     return leadership
   }
