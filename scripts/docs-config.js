@@ -1,4 +1,4 @@
-// Regenerate the table in docs/configuration.md from the config schema (src/config/env.ts and
+// Regenerate the table in docs/configuration.md from the config schema (src/config/env.ts, which gathers src/config/*-vars.ts, and
 // each platform's module in adapters/<platform>/platform.ts).
 // Run through `npm run docs:config`, which builds dist/ first.
 import { readFileSync, writeFileSync } from 'node:fs'

@@ -18,7 +18,7 @@ import {
   describeZodError,
   resolveComponent,
 } from '../../src/adapter-kit.js'
-import { ACTION_KEY, CARD_KEY, REFRESH_VERB } from './render.js'
+import { ACTION_KEY, CARD_KEY, REFRESH_VERB } from './card-schema.js'
 
 const accountSchema = z.looseObject({
   id: z.string().min(1).max(512),

@@ -4,9 +4,10 @@
  * who raised it. Within the size limit: the message is shortened until it fits.
  */
 import type { Notice } from '../../src/adapter-kit.js'
+import { CARD_CONTENT_TYPE, type TeamsMessage } from './card-schema.js'
 import { TEAMS_LIMITS as L } from './limits.js'
 import { markdownToTeams } from './markdown.js'
-import { CARD_CONTENT_TYPE, messageBytes, type TeamsMessage } from './render.js'
+import { messageBytes } from './render.js'
 import { plain } from './text.js'
 
 export function noticeToTeamsMessage(notice: Notice): TeamsMessage {

@@ -1,10 +1,10 @@
+/** The web inbox adapter (WebAdapter): its routes (page, cards, events, clicks, holds) and live pushes; card lookups in cards.ts. */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type {
   CardAction,
   CardHost,
   CardState,
-  CardStatus,
   ChatAdapter,
   Destination,
   Notice,
@@ -24,10 +24,9 @@ import type { InboxContext } from '../../src/server/http.js'
 import { Router } from '../../src/server/router.js'
 import type { SignedInUser } from '../../src/server/signin.js'
 import { openSse, type SseStream } from '../../src/server/sse.js'
-import { callKeyString } from '../../src/store/fold.js'
-import type { CallKey, Store } from '../../src/store/types.js'
 import { actionRequestSchema, holdRequestSchema, withCardLabels } from './actions.js'
 import { serveClientFile } from './assets.js'
+import { InboxCards, type InboxStore } from './cards.js'
 import type {
   WebActionReply,
   WebCardList,
@@ -50,7 +49,7 @@ export interface WebAdapterOptions {
    * Where cards and posts live (the bridge's store): the inbox then lists every card posted to
    * it, also after a restart. Without a store it shows the cards it was given since it started.
    */
-  store?: Pick<Store, 'getCard' | 'listCards' | 'listPosts' | 'findCards' | 'listAudit'>
+  store?: InboxStore
   /** How many finished cards one page of the inbox's settled list shows ("Show older" loads the next). @default 30 */
   recentLimit?: number
   /** SSE heartbeat interval. @default 15000 */
@@ -86,8 +85,7 @@ export class WebAdapter implements ChatAdapter {
   private readonly heartbeatMs: number
   private readonly now: () => number
   private readonly clients = new Set<SseStream>()
-  /** Cards seen through post/update, with a local version (used when there is no store). */
-  private readonly seen = new Map<string, { state: CardState; version: number }>()
+  private readonly cards: InboxCards
   private readonly routes = new Router()
   /** Notices without buttons, newest first (the last `recentLimit`, since this bridge started). */
   private readonly notices: WebFyi[] = []
@@ -98,6 +96,7 @@ export class WebAdapter implements ChatAdapter {
   constructor(options: WebAdapterOptions = {}) {
     this.log = options.logger ?? silentLogger
     this.store = options.store
+    this.cards = new InboxCards(options.store)
     this.recentLimit = options.recentLimit ?? 30
     this.heartbeatMs = options.heartbeatMs ?? 15_000
     this.holdLeaseMs = options.holdLeaseMs ?? 30_000
@@ -145,13 +144,13 @@ export class WebAdapter implements ChatAdapter {
   }
 
   async post(card: CardState, _destination: Destination): Promise<WebRef> {
-    this.remember(card)
+    this.cards.remember(card)
     await this.broadcastLatest(card)
     return { web: true, callId: card.callId, agentId: card.agentId }
   }
 
   async update(card: CardState, _ref: unknown): Promise<void> {
-    this.remember(card)
+    this.cards.remember(card)
     await this.broadcastLatest(card)
   }
 
@@ -233,68 +232,19 @@ export class WebAdapter implements ChatAdapter {
    */
   private async listCards(res: ServerResponse, url: URL): Promise<void> {
     const { limit, after } = feedParams(url, this.recentLimit)
-    const live = after ? [] : await this.cardsWith(LIVE_STATUSES)
+    const live = after ? [] : await this.cards.cardsWith(LIVE_STATUSES)
     const page = await settledPage(
-      (n) => this.cardsWith(FINISHED_STATUSES, n).then((cards) => ({ cards, all: cards.length < n })),
-      (card) => this.postedHere(card),
+      (n) => this.cards.cardsWith(FINISHED_STATUSES, n).then((cards) => ({ cards, all: cards.length < n })),
+      (card) => this.cards.postedHere(card),
       limit,
       after,
     )
     const shown: WebCardView[] = []
-    for (const c of live) if (await this.postedHere(c.state)) shown.push(cardToWebView(c.state, c.version))
+    for (const c of live)
+      if (await this.cards.postedHere(c.state)) shown.push(cardToWebView(c.state, c.version))
     for (const c of page.cards) shown.push(cardToWebView(c.state, c.version))
     const list: WebCardList = { cards: shown, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }
     send(res, 200, list)
-  }
-
-  private async cardsWith(statuses: readonly CardStatus[], latest?: number) {
-    const filter = { statuses: [...statuses], ...(latest ? { latest } : {}) }
-    if (this.store) return this.store.listCards<CardState>(filter)
-    return [...this.seen.values()]
-      .filter((c) => statuses.includes(c.state.status))
-      .map((c) => ({ ...c, agentId: c.state.agentId, callId: c.state.callId }))
-  }
-
-  private async postedHere(key: CallKey): Promise<boolean> {
-    if (this.seen.has(callKeyString(key))) return true
-    if (!this.store) return false
-    return (await this.store.listPosts(key)).some((p) => p.platform === 'web')
-  }
-
-  private async latest(key: CallKey): Promise<{ state: CardState; version: number } | undefined> {
-    if (this.store) return this.store.getCard<CardState>(key)
-    return this.seen.get(callKeyString(key))
-  }
-
-  /**
-   * The inbox card a click names: `?agentId=` when given (the page always sends it); without,
-   * the one card with that callId in the inbox, and 409 AMBIGUOUS_CALL when several agents have one.
-   */
-  private async resolve(callId: string, agentId: string | undefined): Promise<CallKey | undefined> {
-    if (agentId !== undefined) return { agentId, callId }
-    const candidates = this.store
-      ? await this.store.findCards(callId)
-      : [...this.seen.values()].filter((c) => c.state.callId === callId).map((c) => c.state)
-    const here: CallKey[] = []
-    for (const c of candidates) if (await this.postedHere(c)) here.push({ agentId: c.agentId, callId })
-    if (here.length > 1) {
-      throw new HttpError(
-        'AMBIGUOUS_CALL',
-        `callId "${callId}" names questions of several agents; say which with ?agentId=`,
-      )
-    }
-    return here[0]
-  }
-
-  private remember(card: CardState): void {
-    const k = callKeyString(card)
-    const prev = this.seen.get(k)
-    this.seen.set(k, { state: card, version: (prev?.version ?? 0) + 1 })
-    // Bounded: the store (when there is one) keeps the rest.
-    if (this.seen.size > 1000) {
-      const oldest = this.seen.keys().next().value
-      if (oldest !== undefined) this.seen.delete(oldest)
-    }
   }
 
   private events(req: IncomingMessage, res: ServerResponse): void {
@@ -316,7 +266,7 @@ export class WebAdapter implements ChatAdapter {
     if (!parsed.success)
       throw new HttpError('BAD_HOLD', `bad hold renewal: ${describeZodError(parsed.error)}`)
     if (!this.host) throw new HttpError('NOT_STARTED', 'the inbox is not started yet')
-    const key = await this.resolve(callId, agentId)
+    const key = await this.cards.resolve(callId, agentId)
     const person = this.actorOf(req, parsed.data.person?.name)
     const held = key ? ((await this.host.renewHold?.(cardRef(key), person)) ?? false) : false
     send(res, 200, { held })
@@ -345,9 +295,9 @@ export class WebAdapter implements ChatAdapter {
     const parsed = actionRequestSchema.safeParse(await this.readJsonBody(req))
     if (!parsed.success) throw new HttpError('BAD_ACTION', `bad action: ${describeZodError(parsed.error)}`)
     if (!this.host) throw new HttpError('NOT_STARTED', 'the inbox is not started yet')
-    const key = await this.resolve(callId, agentId)
-    const exists = key && (await this.latest(key))
-    if (!key || !exists || !(await this.postedHere(key))) {
+    const key = await this.cards.resolve(callId, agentId)
+    const exists = key && (await this.cards.latest(key))
+    if (!key || !exists || !(await this.cards.postedHere(key))) {
       throw new HttpError('NOT_FOUND', `no question "${callId}" in the inbox`)
     }
     const actor = this.actorOf(req, parsed.data.person?.name)
@@ -376,7 +326,7 @@ export class WebAdapter implements ChatAdapter {
   /** Send the stored (latest) state, so a late, out-of-order update never rolls a page back. */
   private async broadcastLatest(card: CardState): Promise<void> {
     if (this.clients.size === 0) return
-    const latest = await this.latest(card)
+    const latest = await this.cards.latest(card)
     this.broadcast('card', latest ? cardToWebView(latest.state, latest.version) : cardToWebView(card))
   }
 

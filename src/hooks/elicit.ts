@@ -109,13 +109,8 @@ function checkKeys(schema: Json, kind: keyof typeof KNOWN, path: string): void {
   }
 }
 
-/**
- * Turn a `requestedSchema` into questions: one per property (its name is the question id, its
- * title and description the text); the card's Submit and Decline send or refuse it. A form
- * without fields is one "Send / Decline" question. Throws
- * UNSUPPORTED_SCHEMA naming the first construct askbridge cannot render.
- */
-export function elicitationForm(requestedSchema: unknown, message: string, source?: string): ElicitationForm {
+/** The root of a `requestedSchema`: a flat object of properties; returns them and the required names. */
+function rootProperties(requestedSchema: unknown): { properties: Json; required: unknown[] } {
   if (!isObject(requestedSchema)) throw unsupported('(root)', 'a schema that is not an object')
   const ref = findRef(requestedSchema, '')
   if (ref) throw unsupported(ref, '"$ref"')
@@ -134,71 +129,96 @@ export function elicitationForm(requestedSchema: unknown, message: string, sourc
     throw unsupported('properties', `a form of ${names.length} fields (at most ${LIMITS.questionsPerBatch})`)
   }
   if (names.includes(RESPOND_ID)) throw unsupported(`properties.${RESPOND_ID}`, 'this property name')
+  return { properties, required }
+}
 
+/** One property's rule and, for choices, its option labels. */
+function fieldRule(
+  schema: Json,
+  path: string,
+  required: boolean,
+): { rule: FieldRule; options?: string[]; multi?: true } {
+  const type = schema.type
+  if (type === 'string' && (schema.enum !== undefined || schema.oneOf !== undefined)) {
+    checkKeys(schema, 'string', path)
+    const choices =
+      schema.oneOf !== undefined ? titledChoices(schema.oneOf, `${path}.oneOf`) : enumChoices(schema, path)
+    return { options: choices.labels, rule: { kind: 'single', schema, required, values: choices.values } }
+  }
+  if (type === 'string') {
+    checkKeys(schema, 'string', path)
+    if (schema.format !== undefined && !STRING_FORMATS.has(String(schema.format))) {
+      throw unsupported(`${path}.format`, `the format ${JSON.stringify(schema.format)}`)
+    }
+    return { rule: { kind: 'string', schema, required } }
+  }
+  if (type === 'number' || type === 'integer') {
+    checkKeys(schema, 'number', path)
+    return { rule: { kind: type, schema, required } }
+  }
+  if (type === 'boolean') {
+    checkKeys(schema, 'boolean', path)
+    return { options: [BOOLEAN_LABELS.yes, BOOLEAN_LABELS.no], rule: { kind: 'boolean', schema, required } }
+  }
+  if (type === 'array') {
+    checkKeys(schema, 'array', path)
+    const items = schema.items
+    if (!isObject(items)) throw unsupported(`${path}.items`, 'an array without item choices')
+    let choices: { labels: string[]; values: Record<string, string> }
+    if (items.anyOf !== undefined) choices = titledChoices(items.anyOf, `${path}.items.anyOf`)
+    else if (items.type === 'string' && items.enum !== undefined)
+      choices = enumChoices(items, `${path}.items`)
+    else throw unsupported(`${path}.items`, 'an array whose items are not enum or anyOf choices')
+    return {
+      options: choices.labels,
+      multi: true,
+      rule: { kind: 'multi', schema, required, values: choices.values },
+    }
+  }
+  throw unsupported(`${path}.type`, `type ${JSON.stringify(type)}`)
+}
+
+/** One property as a question (its name the id, its title and description the text), with its rule and default. */
+function formField(
+  name: string,
+  value: unknown,
+  isRequired: boolean,
+): { question: AskUserQuestionItem; rule: FieldRule; preset: ReturnType<typeof defaultAnswer> } {
+  const path = `properties.${name}`
+  if (!isObject(value)) throw unsupported(path, 'a property that is not a schema object')
+  const schema = value
+  if (schema.type === 'object') throw unsupported(path, 'a nested object')
+  const title = typeof schema.title === 'string' && schema.title.trim() ? schema.title.trim() : name
+  const description = typeof schema.description === 'string' ? schema.description : undefined
+  const { rule, options, multi } = fieldRule(schema, path, isRequired)
+  const question: AskUserQuestionItem = {
+    id: name,
+    question: isRequired ? title : `${title} (optional)`,
+    ...(description ? { detail: description } : {}),
+    ...(options ? { options: options.map((label) => ({ label })) } : {}),
+    ...(multi ? { multiSelect: true } : {}),
+  }
+  rule.title = title
+  return { question, rule, preset: defaultAnswer(rule, schema.default, options) }
+}
+
+/**
+ * Turn a `requestedSchema` into questions: one per property (its name is the question id, its
+ * title and description the text); the card's Submit and Decline send or refuse it. A form
+ * without fields is one "Send / Decline" question. Throws
+ * UNSUPPORTED_SCHEMA naming the first construct askbridge cannot render.
+ */
+export function elicitationForm(requestedSchema: unknown, message: string, source?: string): ElicitationForm {
+  const { properties, required } = rootProperties(requestedSchema)
   const questions: AskUserQuestionItem[] = []
   const fields: Record<string, FieldRule> = {}
   const defaults: ElicitationForm['defaults'] = {}
   const intro = `${source ? `**${source}** asks: ` : ''}${message}`
 
-  for (const name of names) {
-    const path = `properties.${name}`
-    const schema = properties[name]
-    if (!isObject(schema)) throw unsupported(path, 'a property that is not a schema object')
-    const type = schema.type
-    if (type === 'object') throw unsupported(path, 'a nested object')
-    const title = typeof schema.title === 'string' && schema.title.trim() ? schema.title.trim() : name
-    const description = typeof schema.description === 'string' ? schema.description : undefined
-    const isRequired = required.includes(name)
-    const base: AskUserQuestionItem = {
-      id: name,
-      question: isRequired ? title : `${title} (optional)`,
-      ...(description ? { detail: description } : {}),
-    }
-    let rule: FieldRule
-    let options: string[] | undefined
-    let multi = false
-    if (type === 'string' && (schema.enum !== undefined || schema.oneOf !== undefined)) {
-      checkKeys(schema, 'string', path)
-      const choices =
-        schema.oneOf !== undefined ? titledChoices(schema.oneOf, `${path}.oneOf`) : enumChoices(schema, path)
-      options = choices.labels
-      rule = { kind: 'single', schema, required: isRequired, values: choices.values }
-    } else if (type === 'string') {
-      checkKeys(schema, 'string', path)
-      if (schema.format !== undefined && !STRING_FORMATS.has(String(schema.format))) {
-        throw unsupported(`${path}.format`, `the format ${JSON.stringify(schema.format)}`)
-      }
-      rule = { kind: 'string', schema, required: isRequired }
-    } else if (type === 'number' || type === 'integer') {
-      checkKeys(schema, 'number', path)
-      rule = { kind: type, schema, required: isRequired }
-    } else if (type === 'boolean') {
-      checkKeys(schema, 'boolean', path)
-      options = [BOOLEAN_LABELS.yes, BOOLEAN_LABELS.no]
-      rule = { kind: 'boolean', schema, required: isRequired }
-    } else if (type === 'array') {
-      checkKeys(schema, 'array', path)
-      const items = schema.items
-      if (!isObject(items)) throw unsupported(`${path}.items`, 'an array without item choices')
-      let choices: { labels: string[]; values: Record<string, string> }
-      if (items.anyOf !== undefined) choices = titledChoices(items.anyOf, `${path}.items.anyOf`)
-      else if (items.type === 'string' && items.enum !== undefined)
-        choices = enumChoices(items, `${path}.items`)
-      else throw unsupported(`${path}.items`, 'an array whose items are not enum or anyOf choices')
-      options = choices.labels
-      multi = true
-      rule = { kind: 'multi', schema, required: isRequired, values: choices.values }
-    } else {
-      throw unsupported(`${path}.type`, `type ${JSON.stringify(type)}`)
-    }
-    questions.push({
-      ...base,
-      ...(options ? { options: options.map((label) => ({ label })) } : {}),
-      ...(multi ? { multiSelect: true } : {}),
-    })
-    rule.title = title
+  for (const name of Object.keys(properties)) {
+    const { question, rule, preset } = formField(name, properties[name], required.includes(name))
+    questions.push(question)
     fields[name] = rule
-    const preset = defaultAnswer(rule, schema.default, options)
     if (preset) defaults[name] = preset
   }
 

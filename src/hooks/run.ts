@@ -14,17 +14,12 @@ import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
 import type { FormSpec } from '../protocol/form.js'
 import type { Agent, AskUserQuestionItem, ToolCallInfo } from '../protocol/types.js'
 import type { UserQuestionService } from '../service/service.js'
-import {
-  type ExtraChoice,
-  elicitResult,
-  type HookOutcome,
-  hookOutput,
-  planHook,
-  planQuestionsOf,
-} from './claude-code.js'
+import { planHook } from './claude-code.js'
 import { DIALECTS, type HookClient, type TimeoutDecision } from './dialects.js'
 import { elicitationForm } from './elicit.js'
 import { HookError } from './errors.js'
+import { elicitResult, hookOutput } from './output.js'
+import { type ExtraChoice, type HookOutcome, planQuestionsOf } from './plan.js'
 import type { ElicitRequest, ElicitResult, HookOutput } from './schemas.js'
 
 /** What the hook path needs. */

@@ -1,7 +1,8 @@
+/** The user-questions service (UserQuestionService): ask, askTimed, answer, cancel, replies and recovery over the store. */
 import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import { type Logger, silentLogger } from '../log.js'
-import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
+import { UserQuestionError } from '../protocol/errors.js'
 import type {
   Agent,
   Answerer,
@@ -11,15 +12,15 @@ import type {
   UserQuestionProjectionView,
 } from '../protocol/types.js'
 import { MAX_TIMEOUT_MS } from '../protocol/validate.js'
-import { isStorageError, type StorageError } from '../store/errors.js'
-import { callKeyString } from '../store/fold.js'
 import type { CallKey, CallRecord, Store } from '../store/types.js'
-import { abortable, aborted, failureOf } from './abort.js'
+import { aborted } from './abort.js'
 import { AgentRegistry } from './agents.js'
 import { checkRequest } from './check.js'
 import { emitSafely, type ServiceEvents } from './events.js'
+import { Flights, key } from './flights.js'
 import { recoverTimedCalls } from './recover.js'
 import { admitReply, discardReply, listReplies, type QueuedReply, queueReply } from './replies.js'
+import { answerWithin } from './timed.js'
 import { TimedWaits } from './waits.js'
 import { Waterfall } from './waterfall.js'
 
@@ -37,15 +38,6 @@ export interface UserQuestionServiceOptions {
   logger?: Logger
 }
 
-interface Flight {
-  agentId: string
-  callId: string
-  controller: AbortController
-  promise: Promise<TimedUserQuestionResult>
-}
-
-const key = (agentId: string, callId: string) => callKeyString({ agentId, callId })
-
 /**
  * The user-questions service: validates, records, runs the answerer waterfall and keeps timed
  * waits. Expected outcomes (pending) are values; protocol failures are UserQuestionErrors.
@@ -57,7 +49,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
   private readonly log: Logger
   private readonly waterfall = new Waterfall()
   private readonly waits: TimedWaits
-  private readonly flights = new Map<string, Flight>()
+  private readonly flights: Flights
 
   constructor(options: UserQuestionServiceOptions) {
     super()
@@ -66,6 +58,11 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     this.now = options.now ?? Date.now
     this.waits = new TimedWaits(() => this.now())
     this.log = options.logger ?? silentLogger
+    this.flights = new Flights({
+      store: this.store,
+      emit: (event, ...args) => this.emit(event, ...args),
+      closing: () => this.closing,
+    })
   }
 
   /**
@@ -94,7 +91,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     this.validate(request, false)
     const callId = request.wait?.callId ?? `ask-${randomUUID()}`
     const agentId = request.agent?.id ?? 'default'
-    const result = await this.fly(agentId, callId, request, async (controller) => {
+    const result = await this.flights.fly(agentId, callId, request, async (controller) => {
       await this.store.append({
         type: 'asked',
         callId,
@@ -131,7 +128,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     const deadline = this.now() + timeoutMs
     const { wait, expired } = this.waits.open(agentId, callId, deadline)
     try {
-      return await this.fly(
+      return await this.flights.fly(
         agentId,
         callId,
         full,
@@ -149,33 +146,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
           // The deadline passed while the asked record was being written: no answerer is called
           // for a wait that has already ended (it would post a card nobody waits for).
           if (wait.expired) return { pending: true, callId } as const
-          // An unclaimed request is held until the deadline (a client may still attach) when
-          // every answerer delegated or one said nobody will claim it (NO_PROVIDER).
-          const held = () =>
-            new Promise<AskUserQuestionAnswer>((_, reject) => {
-              const signal = controller.signal
-              if (signal.aborted) return reject(signal.reason)
-              signal.addEventListener('abort', () => reject(signal.reason), { once: true })
-            })
-          type Outcome = { answer: AskUserQuestionAnswer } | 'expired'
-          const answered = this.waterfall
-            .runFor(full, callId, controller, deadline, held)
-            .then<Outcome, Outcome>(
-              (answer) => ({ answer }),
-              (error: unknown) => {
-                const code = asUserQuestionError(error)?.code
-                // A client whose own countdown ended rejects with ASK_TIMED_OUT: that is pending.
-                if (code === 'ASK_TIMED_OUT') return 'expired' as const
-                if (code === 'NO_PROVIDER') return held().then((answer) => ({ answer }))
-                throw error
-              },
-            )
-          const outcome = await Promise.race([answered, expired])
-          if (outcome === 'expired') {
-            answered.catch(() => {})
-            return { pending: true, callId } as const
-          }
-          return outcome.answer
+          return answerWithin(this.waterfall, full, callId, controller, deadline, expired)
         },
         { controller: wait.controller, callerWins: true },
       )
@@ -199,7 +170,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
 
   /** The in-flight ask for this agent and call, to re-attach a caller to it. */
   inflight(agentId: string, callId: string): Promise<TimedUserQuestionResult> | undefined {
-    return this.flights.get(key(agentId, callId))?.promise
+    return this.flights.all.get(key(agentId, callId))?.promise
   }
 
   /**
@@ -244,7 +215,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
    */
   async cancel(call: CallKey, reason = 'the question was cancelled'): Promise<boolean> {
     const { agentId, callId } = call
-    const flight = this.flights.get(key(agentId, callId))
+    const flight = this.flights.all.get(key(agentId, callId))
     if (flight) {
       flight.controller.abort(new UserQuestionError('ASK_CANCELLED', reason))
       await flight.promise.catch(() => {})
@@ -281,7 +252,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     for (const c of await this.store.findCalls(callId)) {
       found.set(key(c.agentId, c.callId), { agentId: c.agentId, callId: c.callId })
     }
-    for (const f of this.flights.values()) {
+    for (const f of this.flights.all.values()) {
       if (f.callId === callId) found.set(key(f.agentId, f.callId), { agentId: f.agentId, callId })
     }
     return [...found.values()]
@@ -307,7 +278,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
    * lapsed) and whose deadline has passed: the others are still being waited on.
    */
   async recover(): Promise<CallKey[]> {
-    const turned = await recoverTimedCalls(this.store, (k) => this.flights.has(key(k.agentId, k.callId)))
+    const turned = await recoverTimedCalls(this.store, (k) => this.flights.all.has(key(k.agentId, k.callId)))
     for (const call of turned) this.emit('pending', call)
     return turned
   }
@@ -321,7 +292,7 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
   async close(options: { keepCalls?: boolean } = {}): Promise<void> {
     if (this.closing) return
     this.closing = options.keepCalls ? 'keep' : 'drop'
-    const flights = [...this.flights.values()]
+    const flights = [...this.flights.all.values()]
     const message = options.keepCalls
       ? 'the bridge is restarting; ask again with the same callId to re-attach'
       : 'the service is closing'
@@ -337,100 +308,5 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
   private validate(request: AskUserQuestionRequest, timed: boolean): void {
     if (this.closing) throw new UserQuestionError('ASK_ABORTED', 'the service is closed')
     checkRequest(request, timed, this.agents)
-  }
-
-  /**
-   * Record how an ask's wait ended, as the store decides it. A card's completing click records
-   * its answer in the card's own commit (interactions.ts), so a settled call needs no second
-   * write: the stored answer is the result. A window that closed while a click's commit settled
-   * the call gives the agent that answer, not pending; a click committed after the window closed
-   * found the call continued and queued its answer as the late reply, in its own commit.
-   */
-  private async settle(key: CallKey, outcome: TimedUserQuestionResult): Promise<TimedUserQuestionResult> {
-    const stored = (call: CallRecord | undefined) =>
-      call?.state === 'settled' && call.answers ? { answers: call.answers } : undefined
-    if (!('pending' in outcome)) {
-      const settled = stored(await this.store.getCall(key))
-      if (settled) return settled
-    }
-    return this.store.transact<TimedUserQuestionResult>(key, (call) => {
-      const settled = stored(call)
-      if (settled) return { events: [], result: settled }
-      const { agentId, callId } = key
-      return 'pending' in outcome
-        ? { events: [{ type: 'pending', agentId, callId }], result: outcome }
-        : { events: [{ type: 'answered', agentId, callId, answers: outcome.answers }], result: outcome }
-    })
-  }
-
-  /** Track an in-flight call and record how it ended. */
-  private async fly(
-    agentId: string,
-    callId: string,
-    request: AskUserQuestionRequest,
-    body: (controller: AbortController) => Promise<TimedUserQuestionResult>,
-    options: {
-      controller?: AbortController
-      /**
-       * The caller's abort decides the failure (ASK_ABORTED), whatever an answerer rejects with
-       * in the same turn (askTimed). Without it an answerer's own protocol error is kept.
-       */
-      callerWins?: boolean
-    } = {},
-  ): Promise<TimedUserQuestionResult> {
-    const { controller = new AbortController(), callerWins = false } = options
-    const k = key(agentId, callId)
-    const callerSignal = request.signal
-    let callerAbort: UserQuestionError | undefined
-    const onCallerAbort = () => {
-      callerAbort = new UserQuestionError('ASK_ABORTED', 'the caller aborted', {
-        cause: callerSignal?.reason,
-      })
-      controller.abort(callerAbort)
-    }
-    callerSignal?.addEventListener('abort', onCallerAbort, { once: true })
-    let promise: Promise<TimedUserQuestionResult> | undefined
-    const run = (async () => {
-      try {
-        const outcome = await abortable(body(controller), controller.signal)
-        // Only the waterfall's own signal learns of the timeout; the caller's turn goes on.
-        if ('pending' in outcome) {
-          controller.abort(new UserQuestionError('ASK_TIMED_OUT', 'the question window closed'))
-        }
-        const result = await this.settle({ agentId, callId }, outcome)
-        if ('pending' in result) this.emit('pending', { agentId, callId })
-        else this.emit('answered', { agentId, callId }, result.answers)
-        return result
-      } catch (error) {
-        // A storage fault reaches the caller as itself (HTTP 503, retry the same callId): what
-        // was stored stays, and a card answered meanwhile is found again by the retry.
-        const storage: StorageError | undefined = isStorageError(error) ? error : undefined
-        // askTimed: the caller left first, so nobody reads an answerer's reason any more.
-        const left =
-          callerWins && callerAbort && controller.signal.reason === callerAbort ? callerAbort : undefined
-        const failure = storage ?? left ?? failureOf(error, controller.signal)
-        if (this.closing === 'keep') throw failure // a restart: the call stays as the log has it
-        try {
-          await this.store.append({
-            type: 'dropped',
-            agentId,
-            callId,
-            code: failure.code,
-            message: failure.message,
-          })
-        } catch (appendError) {
-          if (!storage) throw appendError
-          throw failure // still down: the call stays as the log has it
-        }
-        this.emit('dropped', { agentId, callId }, failure.code, failure)
-        throw failure
-      } finally {
-        callerSignal?.removeEventListener('abort', onCallerAbort)
-        if (this.flights.get(k)?.promise === promise) this.flights.delete(k)
-      }
-    })()
-    promise = run
-    this.flights.set(k, { agentId, callId, controller, promise })
-    return promise
   }
 }

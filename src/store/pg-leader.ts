@@ -1,4 +1,6 @@
 import pg from 'pg'
+import { clientConfig } from './pg-connect.js'
+import type { PostgresTarget } from './pg-url.js'
 
 /** What the leader of a job does when it takes the job and when it must let go. */
 export interface LeaderHandlers {
@@ -96,4 +98,25 @@ export class PgLeadership implements Leadership {
     await this.client?.end().catch(() => {})
     this.client = undefined
   }
+}
+
+/**
+ * The leadership of job `name` among the bridges on one schema (`channel`): its connection is
+ * named after the schema and the job, so an operator (or a test) can tell leaders apart.
+ */
+export function schemaLeadership(
+  target: PostgresTarget,
+  channel: string,
+  name: string,
+  handlers: LeaderHandlers,
+  options: { pollMs?: number; onError?: (error: unknown) => void },
+): PgLeadership {
+  return new PgLeadership(
+    clientConfig(target, { applicationName: `askbridge-lead:${channel}:${name}`.slice(0, 63) }),
+    // Advisory locks are per database: the schema's channel keeps two schemas' leaders apart.
+    `${channel}:${name}`,
+    handlers,
+    options.pollMs,
+    options.onError,
+  )
 }

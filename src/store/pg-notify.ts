@@ -32,6 +32,17 @@ const changeNote = z.object({
 
 export type ChangeNote = z.infer<typeof changeNote>
 
+/** The payload announcing a change to a call: its events (`e`, with the event type) or its card (`c`). */
+export function noteOf(
+  owner: string,
+  key: { agentId: string; callId: string },
+  kind: 'e' | 'c',
+  type?: string,
+): string {
+  const note: ChangeNote = { o: owner, a: key.agentId, c: key.callId, k: kind, ...(type ? { t: type } : {}) }
+  return JSON.stringify(note)
+}
+
 /** A notification payload as a change, or undefined when it is not one of ours. */
 export function parseNote(payload: string): ChangeNote | undefined {
   let json: unknown

@@ -1,3 +1,4 @@
+/** The PostgreSQL store (PostgresStore) for several bridges on one database; leases in pg-leases.ts, reads and writes in pg-reads.ts and pg-writes.ts. */
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
@@ -5,8 +6,9 @@ import { StorageError } from './errors.js'
 import { foldCall } from './fold.js'
 import { clientConfig, openPostgres, type PostgresPoolOptions, transaction } from './pg-connect.js'
 import { fromPgError } from './pg-errors.js'
-import { type LeaderHandlers, type Leadership, PgLeadership } from './pg-leader.js'
-import { type ChangeNote, PgListener, type StoreChangeListener } from './pg-notify.js'
+import { type LeaderHandlers, type Leadership, schemaLeadership } from './pg-leader.js'
+import { DEFAULT_LEASE_MS, lapsedDeadlines, lockCall, renewLeases } from './pg-leases.js'
+import { noteOf, PgListener, type StoreChangeListener } from './pg-notify.js'
 import { PgPosts } from './pg-posts.js'
 import * as reads from './pg-reads.js'
 import { type Queryable, readCall } from './pg-reads.js'
@@ -32,13 +34,6 @@ import type {
   StoreEvent,
   VersionedCard,
 } from './types.js'
-
-/**
- * How long a timed wait stays this process's without renewal (renewed every third of it). With
- * the takeover pass every second (service/replicas.ts), a wait whose process died turns pending
- * by its deadline + 4 s at the latest, as every other process sees it.
- */
-const DEFAULT_LEASE_MS = 3000
 
 export interface PostgresStoreOptions extends PostgresPoolOptions {
   /** Clock for event timestamps and leases. @default Date.now */
@@ -143,36 +138,14 @@ export class PostgresStore implements Store {
     options: { pollMs?: number; onError?: (error: unknown) => void } = {},
   ): Leadership {
     this.check()
-    const leadership = new PgLeadership(
-      // Named after the schema and the job, so an operator (or a test) can tell leaders apart.
-      clientConfig(this.target, { applicationName: `askbridge-lead:${this.channel}:${name}`.slice(0, 63) }),
-      // Advisory locks are per database: the schema's channel keeps two schemas' leaders apart.
-      `${this.channel}:${name}`,
-      handlers,
-      options.pollMs,
-      options.onError,
-    )
+    const leadership = schemaLeadership(this.target, this.channel, name, handlers, options)
     this.leaderships.add(leadership)
     return leadership
   }
 
-  private note(key: CallKey, kind: 'e' | 'c', type?: string): string {
-    const note: ChangeNote = {
-      o: this.instanceId,
-      a: key.agentId,
-      c: key.callId,
-      k: kind,
-      ...(type ? { t: type } : {}),
-    }
-    return JSON.stringify(note)
-  }
-
   private async renewLeases(): Promise<void> {
     if (this.closed) return
-    await this.db.query(
-      `UPDATE askbridge_calls SET lease_until = $1 WHERE lease_owner = $2 AND state = 'open' AND timed`,
-      [this.now() + this.leaseMs, this.instanceId],
-    )
+    await renewLeases(this.db, this.now() + this.leaseMs, this.instanceId)
   }
 
   /**
@@ -182,21 +155,8 @@ export class PostgresStore implements Store {
    */
   async takeOverDue(now = this.now(), limit = 100): Promise<CallKey[]> {
     return this.tx(async (c) => {
-      const { rows } = await c.query<{ agent_id: string; call_id: string }>(
-        `SELECT agent_id, call_id FROM askbridge_calls
-         WHERE state = 'open' AND timed AND deadline <= $1 AND (lease_until IS NULL OR lease_until < $1)
-         ORDER BY deadline LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [now, limit],
-      )
       const taken: CallKey[] = []
-      for (const row of rows) {
-        const key = { agentId: row.agent_id, callId: row.call_id }
-        // A decision in progress on this call (transact) holds its lock: leave it to that one.
-        const { rows: got } = await c.query<{ ok: boolean }>(
-          'SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2)) AS ok',
-          [key.agentId, key.callId],
-        )
-        if (!got[0]?.ok) continue
+      for (const key of await lapsedDeadlines(c, now, limit)) {
         const call = await readCall(c, key)
         if (call?.state !== 'open' || !call.timed) continue
         await this.insert(c, { type: 'pending', ...key }, call)
@@ -216,11 +176,6 @@ export class PostgresStore implements Store {
     return transaction(this.pool, this.target.redacted, fn)
   }
 
-  /** Serialize every decision on one call across processes, until the transaction ends. */
-  private async lock(c: Queryable, key: CallKey): Promise<void> {
-    await c.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [key.agentId, key.callId])
-  }
-
   /** Append one event and fold it into its call's row (inside a transaction). */
   private async insert(
     c: Queryable,
@@ -235,7 +190,7 @@ export class PostgresStore implements Store {
       await writes.takeLease(c, event, this.instanceId, at + this.leaseMs)
     }
     // Delivered at commit, to every process listening: waiting asks and reply streams wake up.
-    await c.query('SELECT pg_notify($1, $2)', [this.channel, this.note(event, 'e', event.type)])
+    await c.query('SELECT pg_notify($1, $2)', [this.channel, noteOf(this.instanceId, event, 'e', event.type)])
     return next
   }
 
@@ -244,14 +199,14 @@ export class PostgresStore implements Store {
     await this.tx(async (c) => {
       // Locks in one order, so two appends naming the same calls cannot deadlock.
       const keys = new Map(events.map((e) => [`${e.agentId}\u0000${e.callId}`, e as CallKey]))
-      for (const k of [...keys.keys()].sort()) await this.lock(c, keys.get(k) as CallKey)
+      for (const k of [...keys.keys()].sort()) await lockCall(c, keys.get(k) as CallKey)
       for (const event of events) await this.insert(c, event, await readCall(c, event))
     })
   }
 
   async transact<T>(key: CallKey, decide: Decision<T>): Promise<T> {
     return this.tx(async (c) => {
-      await this.lock(c, key)
+      await lockCall(c, key)
       let call = await readCall(c, key)
       const { events, result } = decide(call ? structuredClone(call) : undefined)
       for (const event of events) {
@@ -316,7 +271,7 @@ export class PostgresStore implements Store {
   ): Promise<number | undefined> {
     this.check()
     // The notification rides in the write's own commit: a process waiting on this card re-reads it.
-    const notify = { channel: this.channel, payload: this.note(key, 'c') }
+    const notify = { channel: this.channel, payload: noteOf(this.instanceId, key, 'c') }
     const at = this.now()
     if (!call) {
       const written = await writes.writeCard(this.db, key, expectedVersion, state, at, audit, notify)
@@ -324,7 +279,7 @@ export class PostgresStore implements Store {
     }
     // With a decision on the call: one transaction, under the call's lock (as `transact` takes it).
     return this.tx(async (c) => {
-      await this.lock(c, key)
+      await lockCall(c, key)
       let row = await readCall(c, key)
       if (!(await writes.writeCard(c, key, expectedVersion, state, at, audit, notify))) return undefined
       for (const event of call(row ? structuredClone(row) : undefined)) {

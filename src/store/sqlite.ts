@@ -1,21 +1,20 @@
-import { closeSync, openSync } from 'node:fs'
-import Database from 'better-sqlite3'
+/** The embedded SQLite store (SqliteStore): writes through group commit, reads in sqlite-reads.ts, opening in sqlite-open.ts. */
+import type Database from 'better-sqlite3'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { fromSqliteError, StorageError } from './errors.js'
-import { foldCall, pageOf, statusOf } from './fold.js'
-import { cardsOf, listedCardsOf } from './rows.js'
-import { Checkpointer } from './sqlite-checkpoint.js'
+import { foldCall, statusOf } from './fold.js'
+import { cardsOf } from './rows.js'
+import type { Checkpointer } from './sqlite-checkpoint.js'
 import { GroupCommit } from './sqlite-group.js'
+import { openSqlite } from './sqlite-open.js'
 import { SqlitePosts } from './sqlite-posts.js'
-import { type CallRow, callRow, type EventRow, migrateSqlite, parseCalls, toEvent } from './sqlite-schema.js'
+import * as reads from './sqlite-reads.js'
+import { type CallRow, callRow, parseCalls } from './sqlite-schema.js'
 import { SqliteSessions } from './sqlite-sessions.js'
 import { type SqliteStatements, sqliteStatements } from './sqlite-statements.js'
-import { WalSync } from './sqlite-sync.js'
+import type { WalSync } from './sqlite-sync.js'
 
 export { SQLITE_SCHEMA_VERSION } from './sqlite-schema.js'
-
-/** The page cache of the store's connection, in KiB (negative: SQLite's unit for KiB). */
-const PAGE_CACHE_KIB = -2000
 
 import type { Logger } from '../log.js'
 import type {
@@ -76,36 +75,10 @@ export class SqliteStore implements Store {
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path
     this.now = options.now ?? Date.now
-    let db: Database.Database | undefined
-    try {
-      createPrivate(path)
-      db = new Database(path)
-      const inMemory = db.memory
-      db.pragma('journal_mode = WAL')
-      db.pragma('synchronous = FULL')
-      db.pragma('busy_timeout = 5000')
-      // SQLite's own default page cache (2 MiB), not better-sqlite3's 16 MiB: the cache fills as
-      // the database grows (about 2 KiB a question), and was most of what 10k open questions
-      // added to the process's RSS. Pages beyond it come from the OS page cache.
-      db.pragma(`cache_size = ${PAGE_CACHE_KIB}`)
-      this.db = db
-      migrateSqlite(db, path)
-      // From here commits do not fsync; `full` durability syncs the WAL after each (sqlite-sync.ts).
-      db.pragma('synchronous = NORMAL')
-      this.wal = new WalSync(options.durability === 'normal' || inMemory ? undefined : `${db.name}-wal`)
-      this.checkpointer = inMemory
-        ? undefined
-        : new Checkpointer(db, db.name, options.log ? { log: options.log } : {})
-    } catch (error) {
-      db?.close()
-      const fault = fromSqliteError(error)
-      const reason = error instanceof Error ? error.message : String(error)
-      throw new StorageError(
-        fault instanceof StorageError ? fault.fault : 'unavailable',
-        `cannot open the SQLite database at ${path}: ${reason}`,
-        { cause: error },
-      )
-    }
+    const opened = openSqlite(path, options)
+    this.db = opened.db
+    this.wal = opened.wal
+    this.checkpointer = opened.checkpointer
     this.posts = new SqlitePosts(this.db)
     this.sessions = new SqliteSessions(this.db)
     const checkpointer = this.checkpointer
@@ -182,44 +155,12 @@ export class SqliteStore implements Store {
     filter: { agentId?: string; states?: CallState[]; timed?: boolean } = {},
   ): Promise<CallRecord[]> {
     this.check()
-    const where: string[] = []
-    const args: unknown[] = []
-    if (filter.agentId !== undefined) {
-      where.push('agent_id = ?')
-      args.push(filter.agentId)
-    }
-    if (filter.states !== undefined) {
-      if (filter.states.length === 0) return []
-      where.push(`state IN (${filter.states.map(() => '?').join(', ')})`)
-      args.push(...filter.states)
-    }
-    if (filter.timed !== undefined) {
-      where.push('timed = ?')
-      args.push(filter.timed ? 1 : 0)
-    }
-    const sql = `SELECT data FROM calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY asked_seq`
-    return parseCalls(this.db.prepare(sql).all(...args))
+    return reads.listCalls(this.db, filter)
   }
 
   async projection(agentId?: string): Promise<UserQuestionProjectionView> {
     this.check()
-    const read = this.db.transaction(() => {
-      const active = parseCalls(
-        agentId === undefined ? this.stmts.active.all() : this.stmts.activeOfAgent.all(agentId),
-      )
-      const settled = parseCalls(
-        agentId === undefined ? this.stmts.settled.all() : this.stmts.settledOfAgent.all(agentId),
-      )
-      return {
-        active: active.map((c) => ({
-          callId: c.callId,
-          questions: c.questions,
-          state: c.state as 'open' | 'continued',
-        })),
-        settled: settled.map((c) => ({ callId: c.callId, answers: c.answers ?? [] })),
-      }
-    })
-    return read()
+    return reads.projection(this.db, this.stmts, agentId)
   }
 
   async projectionPage(filter: {
@@ -228,39 +169,14 @@ export class SqliteStore implements Store {
     afterSeq?: number
   }): Promise<{ view: UserQuestionProjectionView; next?: number }> {
     this.check()
-    const { agentId, limit } = filter
-    const after = filter.afterSeq ?? 0
-    const read = this.db.transaction(() => {
-      const active = parseCalls(
-        agentId === undefined ? this.stmts.active.all() : this.stmts.activeOfAgent.all(agentId),
-      )
-      const settled = parseCalls(
-        agentId === undefined
-          ? this.stmts.settledPage.all(after, limit + 1)
-          : this.stmts.settledPageOfAgent.all(agentId, after, limit + 1),
-      )
-      return { active, settled }
-    })
-    const { active, settled } = read()
-    return pageOf(active, settled, limit)
+    return reads.projectionPage(this.db, this.stmts, filter)
   }
 
   async events(
     filter: { agentId?: string; callId?: string; sinceSeq?: number } = {},
   ): Promise<StoredEvent[]> {
     this.check()
-    const since = filter.sinceSeq ?? 0
-    const { agentId, callId } = filter
-    const rows = (
-      agentId !== undefined && callId !== undefined
-        ? this.stmts.eventsOfKey.all(agentId, callId, since)
-        : callId !== undefined
-          ? this.stmts.eventsOfCall.all(callId, since)
-          : agentId !== undefined
-            ? this.stmts.eventsOfAgent.all(agentId, since)
-            : this.stmts.eventsSince.all(since)
-    ) as EventRow[]
-    return rows.map(toEvent)
+    return reads.events(this.stmts, filter)
   }
 
   async getCard<T>(key: CallKey): Promise<VersionedCard<T> | undefined> {
@@ -302,34 +218,7 @@ export class SqliteStore implements Store {
 
   async listCards<T>(filter: CardFilter = {}): Promise<Array<ListedCard<T>>> {
     this.check()
-    const { statuses, notStatuses, callStates, updatedSince, latest } = filter
-    if (statuses?.length === 0 || callStates?.length === 0) return []
-    if (Object.values(filter).every((v) => v === undefined))
-      return listedCardsOf<T>(this.stmts.listCards.all())
-    const where: string[] = []
-    const args: unknown[] = []
-    const list = (values: string[]) => {
-      args.push(...values)
-      return values.map(() => '?').join(', ')
-    }
-    // With `latest`, walk cards_updated newest first: `+status` keeps the status index out of it.
-    const status = latest === undefined ? 'c.status' : '+c.status'
-    if (statuses) where.push(`${status} IN (${list(statuses)})`)
-    if (notStatuses?.length) where.push(`(c.status IS NULL OR +c.status NOT IN (${list(notStatuses)}))`)
-    if (callStates) where.push(`k.state IN (${list(callStates)})`)
-    if (updatedSince !== undefined) {
-      where.push('c.updated_at >= ?')
-      args.push(updatedSince)
-    }
-    // The calls in those states first (live ones, through calls_state), then their cards by key.
-    const from = callStates
-      ? 'calls k CROSS JOIN cards c ON c.agent_id = k.agent_id AND c.call_id = k.call_id'
-      : 'cards c'
-    const order = latest === undefined ? 'c.updated_at, c.rowid' : 'c.updated_at DESC, c.rowid DESC LIMIT ?'
-    if (latest !== undefined) args.push(latest)
-    const sql = `SELECT c.agent_id, c.call_id, c.version, c.state, c.updated_at FROM ${from}
-      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}`
-    return listedCardsOf<T>(this.db.prepare(sql).all(...args))
+    return reads.listCards<T>(this.db, this.stmts, filter)
   }
 
   async addPost(post: PostRecord): Promise<boolean> {
@@ -383,18 +272,7 @@ export class SqliteStore implements Store {
     filter: { agentId?: string; callId?: string; since?: number } = {},
   ): Promise<StoredAuditEntry[]> {
     this.check()
-    const since = filter.since ?? 0
-    const { agentId, callId } = filter
-    const rows = (
-      callId !== undefined && agentId !== undefined
-        ? this.stmts.auditKey.all(callId, agentId, since)
-        : callId !== undefined
-          ? this.stmts.auditCall.all(callId, since)
-          : agentId !== undefined
-            ? this.stmts.auditAgent.all(agentId, since)
-            : this.stmts.auditAll.all(since)
-    ) as Array<{ seq: number; at: number; data: string }>
-    return rows.map((r) => ({ ...(JSON.parse(r.data) as AuditEntry), seq: r.seq, at: r.at }))
+    return reads.listAudit(this.stmts, filter)
   }
 
   async pruneCalls(before: number, limit: number): Promise<number> {
@@ -459,18 +337,4 @@ for (const name of Object.getOwnPropertyNames(SqliteStore.prototype)) {
       throw fromSqliteError(error, this.path)
     }
   })
-}
-
-/**
- * Create the database file readable and writable by its owner only (0600), whatever the umask:
- * it holds tool inputs, answers and the audit. SQLite gives the `-wal` and `-shm` files it creates
- * later the database file's mode. An existing file keeps its mode; a special name is left alone.
- */
-function createPrivate(path: string): void {
-  if (path === '' || path === ':memory:' || path.startsWith('file:')) return
-  try {
-    closeSync(openSync(path, 'wx', 0o600))
-  } catch {
-    // Already there, or it cannot be created: SQLite says why when it opens it.
-  }
 }

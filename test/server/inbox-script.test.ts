@@ -41,7 +41,15 @@ test('every module the entry imports is served as JavaScript, behind the inbox c
     for (const m of r.text.matchAll(/^import .* from '\.\/([a-z-]+\.js)';$/gm)) await load(m[1] ?? '')
   }
   await load('main.js')
-  expect([...seen].sort()).toEqual(['actions.js', 'dom.js', 'main.js', 'render.js', 'session.js', 'store.js'])
+  expect([...seen].sort()).toEqual([
+    'actions.js',
+    'controls.js',
+    'dom.js',
+    'main.js',
+    'render.js',
+    'session.js',
+    'store.js',
+  ])
   // Without the cookie the script is refused like the rest of the inbox; the API token is no cookie.
   expect((await request(b.url, 'GET', '/inbox/client/main.js', undefined, { cookie: '' })).status).toBe(401)
   const withToken = { cookie: '', authorization: `Bearer ${TOKEN}` }

@@ -1,26 +1,14 @@
 /**
- * The inbox page's drawing: every card from its view, each control the view offers as a widget.
+ * The inbox page's drawing: every card from its view, each control the view offers as a widget (controls.ts).
  * Every piece of agent text is set with textContent; only the server's escaped markdown
  * (`detailHtml`) goes in as HTML.
  */
 import { act, loadOlder } from './actions.js'
+import { addControl, type Slots } from './controls.js'
 import { ago, fmt, h } from './dom.js'
 import { iHold } from './session.js'
-import { cards, changed, fyis, inputKey, inputs, keyOf, notices, olderCursor } from './store.js'
-import type { WebCardView, WebControl, WebQuestionView } from './types.js'
-
-function textBox(cardKey: string, qid: string, what: string, placeholder: string, multiline: boolean) {
-  const key = inputKey(cardKey, qid, what)
-  const el = multiline ? h('textarea') : h('input', { type: 'text' })
-  el.placeholder = placeholder
-  el.setAttribute('data-key', key)
-  el.setAttribute('aria-label', placeholder)
-  el.addEventListener('input', () => {
-    inputs[key] = el.value
-  })
-  el.value = inputs[key] || ''
-  return el
-}
+import { cards, fyis, keyOf, notices, olderCursor } from './store.js'
+import type { WebCardView, WebQuestionView } from './types.js'
 
 function detailBox(q: WebQuestionView): HTMLDivElement {
   const d = h('div', { className: 'detail' })
@@ -38,105 +26,11 @@ function headOf(q: WebQuestionView, box: HTMLElement): void {
 /** A live question: its text, then each control the card view offers, as a widget. */
 function renderQuestion(card: WebCardView, q: WebQuestionView): HTMLElement {
   const box = h('div', { className: 'q', 'data-question': q.id })
-  const key = keyOf(card)
   headOf(q, box)
   if (q.detailHtml) box.appendChild(detailBox(q))
-  const buttons = h('div', { className: 'actions' })
-  let row: HTMLElement | null = null
-  const control = (c: WebControl) => {
-    if (c.kind === 'options') {
-      const opts = h('div', { className: 'options', role: c.mode === 'any' ? 'group' : 'radiogroup' })
-      for (const o of c.options) {
-        opts.appendChild(
-          h(
-            'button',
-            {
-              className: `opt${c.mode === 'any' ? ' multi' : ''}${o.chosen ? ' chosen' : ''}`,
-              'aria-pressed': o.chosen ? 'true' : 'false',
-              'data-option': o.label,
-              onclick: () =>
-                void act(card, {
-                  type: c.mode === 'any' ? 'toggle' : 'choose',
-                  questionId: q.id,
-                  label: o.label,
-                }),
-            },
-            o.label,
-            o.description ? h('span', { className: 'desc', text: o.description }) : null,
-          ),
-        )
-      }
-      box.appendChild(opts)
-    } else if (c.kind === 'form' && c.form === 'other') {
-      const freeText = !q.controls.some((x) => x.kind === 'options')
-      const otherKey = inputKey(key, q.id, 'other')
-      const other = textBox(key, q.id, 'other', freeText ? 'Your answer' : c.label, false)
-      const send = () => {
-        const text = (inputs[otherKey] || '').trim()
-        if (!text) {
-          notices[key] = { kind: 'bad', text: 'Please type an answer first.' }
-          changed()
-          return
-        }
-        void act(card, { type: 'other', questionId: q.id, text }).then((ok) => {
-          if (ok) inputs[otherKey] = ''
-        })
-      }
-      other.addEventListener('keydown', (e) => {
-        if ((e as KeyboardEvent).key === 'Enter') {
-          e.preventDefault()
-          send()
-        }
-      })
-      row = h(
-        'div',
-        { className: 'other' },
-        other,
-        h('button', { onclick: send, 'data-send': q.id }, freeText ? 'Send' : 'Use my answer'),
-      )
-      box.appendChild(row)
-    } else if (c.kind === 'form' && (c.form === 'approve' || c.form === 'reject')) {
-      // The inbox's form for a reason is one text box; Approve and Reject send what it holds.
-      if (!box.querySelector('.reason-box')) {
-        const placeholder = 'Reason (optional): kept with your decision and sent to the agent'
-        box.appendChild(h('div', { className: 'reason-box' }, textBox(key, '', 'reason', placeholder, true)))
-      }
-    } else if (c.kind === 'form' && c.form === 'decline') {
-      const placeholder = 'What should change? (optional)'
-      box.appendChild(h('div', { className: 'decline-box' }, textBox(key, '', 'feedback', placeholder, true)))
-      const decline = () => {
-        const text = (inputs[inputKey(key, '', 'feedback')] || '').trim()
-        void act(card, text ? { type: 'decline', feedback: text } : { type: 'decline' })
-      }
-      buttons.appendChild(
-        h('button', { className: 'reject', 'data-act': 'decline', onclick: decline }, c.label),
-      )
-    } else if (c.kind === 'button' && c.verb === 'skip') {
-      const skip = h(
-        'button',
-        {
-          className: 'link',
-          'data-skip': q.id,
-          onclick: () => void act(card, { type: 'skip', questionId: q.id }),
-        },
-        c.label,
-      )
-      if (row) row.appendChild(skip)
-      else box.appendChild(skip)
-    } else if (c.kind === 'button') {
-      const cls = c.tone === 'primary' ? 'approve' : c.tone === 'danger' ? 'reject' : ''
-      const use = () => {
-        const reason =
-          (c.verb === 'approve' || c.verb === 'reject') && card.kind === 'approval'
-            ? (inputs[inputKey(key, '', 'reason')] || '').trim()
-            : ''
-        void act(card, reason ? { type: c.verb, reason } : { type: c.verb })
-      }
-      buttons.appendChild(h('button', { className: cls, 'data-act': c.verb, onclick: use }, c.label))
-    }
-  }
-  q.controls.forEach(control)
-  if (buttons.childNodes.length) box.appendChild(buttons)
+  const slots: Slots = { box, buttons: h('div', { className: 'actions' }), row: null }
+  for (const c of q.controls) addControl(card, q, c, slots)
+  if (slots.buttons.childNodes.length) box.appendChild(slots.buttons)
   if (q.note) box.appendChild(h('div', { className: 'draft-note', text: q.note }))
   return box
 }

@@ -1,0 +1,48 @@
+/** Timed waits across PostgreSQL replicas: the per-call advisory lock, lease renewal, and finding lapsed deadlines to take over. */
+import type { Queryable } from './pg-reads.js'
+import type { CallKey } from './types.js'
+
+/**
+ * How long a timed wait stays this process's without renewal (renewed every third of it). With
+ * the takeover pass every second (service/replicas.ts), a wait whose process died turns pending
+ * by its deadline + 4 s at the latest, as every other process sees it.
+ */
+export const DEFAULT_LEASE_MS = 3000
+
+/** Serialize every decision on one call across processes, until the transaction ends. */
+export async function lockCall(c: Queryable, key: CallKey): Promise<void> {
+  await c.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [key.agentId, key.callId])
+}
+
+/** Extend the leases of this process's live timed waits to `until`. */
+export async function renewLeases(db: Queryable, until: number, owner: string): Promise<void> {
+  await db.query(
+    `UPDATE askbridge_calls SET lease_until = $1 WHERE lease_owner = $2 AND state = 'open' AND timed`,
+    [until, owner],
+  )
+}
+
+/**
+ * Timed calls still open past their deadline whose lease has lapsed, each locked for this
+ * transaction (`FOR UPDATE SKIP LOCKED`: two processes scanning at once take different rows; a
+ * call whose decision is in progress elsewhere is left to that one).
+ */
+export async function lapsedDeadlines(c: Queryable, now: number, limit: number): Promise<CallKey[]> {
+  const { rows } = await c.query<{ agent_id: string; call_id: string }>(
+    `SELECT agent_id, call_id FROM askbridge_calls
+     WHERE state = 'open' AND timed AND deadline <= $1 AND (lease_until IS NULL OR lease_until < $1)
+     ORDER BY deadline LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [now, limit],
+  )
+  const locked: CallKey[] = []
+  for (const row of rows) {
+    const key = { agentId: row.agent_id, callId: row.call_id }
+    // A decision in progress on this call (transact) holds its lock: leave it to that one.
+    const { rows: got } = await c.query<{ ok: boolean }>(
+      'SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2)) AS ok',
+      [key.agentId, key.callId],
+    )
+    if (got[0]?.ok) locked.push(key)
+  }
+  return locked
+}
