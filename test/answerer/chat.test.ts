@@ -62,6 +62,31 @@ describe('chat answerer', () => {
     for (const m of adapter.messagesFor('m')) expect(m.text).toContain(answer.answers[0]?.selected[0])
   })
 
+  it('two agents using one callId: each reference finds only its own agent’s card, and a click answers only it', async () => {
+    const { service, adapter, agent, chat, click } = await setup()
+    const other = service.agents.ensure('other')
+    const mine = service.ask({ questions: [colour], agent, wait: { callId: 'same' } })
+    const theirs = service.ask({ questions: [colour], agent: other, wait: { callId: 'same' } })
+    await until(() => adapter.messagesFor('same').length === 2, 'both cards posted')
+    expect((await chat.host.getCard(refFor('same', 'agent')))?.agentId).toBe('agent')
+    expect((await chat.host.getCard(refFor('same', 'other')))?.agentId).toBe('other')
+    expect(await chat.host.getCard(refFor('same', 'nobody'))).toBeUndefined()
+    expect((await click('same', 'Red', ann)).ok).toBe(true)
+    expect(await mine).toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
+    expect((await chat.host.getCard(refFor('same', 'other')))?.status).toBe('open')
+    const outcome = await chat.host.handle({
+      ...refFor('same', 'other'),
+      interaction: {
+        id: 'b-1',
+        actor: bob,
+        action: { type: 'choose', questionId: 'colour', label: 'Blue' },
+        at: Date.now(),
+      },
+    })
+    expect(outcome.ok).toBe(true)
+    expect(await theirs).toEqual({ answers: [{ id: 'colour', selected: ['Blue'] }] })
+  })
+
   it('a change that lands while a copy is being posted still reaches that copy', async () => {
     const { service, adapter, agent, chat } = await setup()
     // The platform is slow to answer the post; a click lands on the card meanwhile.
