@@ -87,8 +87,6 @@ export interface PlatformModule {
   readonly mentions?: Partial<Record<MentionKind, { word: string; id: IdRule }>>
   /** Its responder lists in the routes file (`users`, `groups` looked up, `roles` held). */
   readonly responders?: Partial<Record<ResponderList, IdRule>>
-  /** A bare id in the routes file's `people` map names an account on this platform. */
-  readonly peopleShorthand?: boolean
   /**
    * Start the platform's adapter (called when `enabledBy` is set, or always). Its people
    * look-up is the adapter's `lookupByEmail`, where the platform has one.
