@@ -64,8 +64,7 @@ export function resolveComponent(ref: ComponentRef, input: ComponentInput, card:
   // A form's Decline (one click, in the footer) names no question.
   if (ref.verb === 'decline' && ref.q === undefined && offered.button('decline'))
     return act({ type: 'decline' })
-  // A plan review's decline names no question on cards posted before it did: the only one.
-  const q = ref.q ?? (ref.verb === 'decline' ? 0 : undefined)
+  const q = ref.q
   const question = q === undefined ? undefined : card.questions[q]
   if (!question || q === undefined) return refuse('unknown-question', 'That question is not on this card.')
   switch (ref.verb) {

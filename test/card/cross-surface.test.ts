@@ -336,4 +336,17 @@ describe('cross-surface: the same card state offers the same actions everywhere'
     const approve: ComponentRef = { ...cardRef(batch), verb: 'approve' }
     expect(resolveComponent(approve, {}, batch)).toMatchObject({ kind: 'refusal' })
   })
+
+  it('a plan review’s decline names its question; one naming none (never rendered) is refused', () => {
+    const review = STATES.find(([n]) => n === 'plan review, 2 options')?.[1] as CardState
+    expect(resolveComponent({ ...cardRef(review), verb: 'decline', q: 0 }, {}, review)).toEqual({
+      kind: 'form',
+      form: 'decline',
+      q: 0,
+    })
+    expect(resolveComponent({ ...cardRef(review), verb: 'decline' }, {}, review)).toMatchObject({
+      kind: 'refusal',
+      refusal: { code: 'unknown-question' },
+    })
+  })
 })
