@@ -56,8 +56,6 @@ export interface PlatformDescriptor {
   readonly mentions?: Partial<Record<MentionKind, { word: string; id: IdRule }>>
   /** Its responder lists in the routes file (`users`, `groups` looked up, `roles` held). */
   readonly responders?: Partial<Record<ResponderList, IdRule>>
-  /** A bare id in the routes file's `people` map names an account on this platform. */
-  readonly peopleShorthand?: boolean
 }
 
 /** The platform's own variables from a validated configuration, typed by its schema fragment. */

@@ -50,7 +50,6 @@ export const discord: PlatformModule = {
   ids: { channel: CHANNEL, user: USER },
   mentions: { role: { word: 'role', id: ANY_ID }, user: { word: 'user', id: ANY_ID } },
   responders: { users: ANY_ID, roles: ANY_ID },
-  peopleShorthand: true,
   async build({ config, logger, capabilities }) {
     const c = envOf(config, env)
     const { DiscordAdapter } = await import('./index.js')

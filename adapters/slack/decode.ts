@@ -167,7 +167,7 @@ export type CardLookup = (ref: CardRef) => CardState | undefined
 
 /** Only the card part of a component reference. */
 function cardOf(ref: CardRef): CardRef {
-  return { callId: ref.callId, ...(ref.agent === undefined ? {} : { agent: ref.agent }) }
+  return { callId: ref.callId, agent: ref.agent }
 }
 
 export function personOf(user: SlackPayloadUser): Person {

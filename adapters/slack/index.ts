@@ -33,8 +33,6 @@ export { signSlackRequest, verifySlackSignature } from './verify.js'
 export interface SlackAdapterOptions {
   /** Bot token (`xoxb-…`), SLACK_BOT_TOKEN. */
   botToken?: string
-  /** Same as `botToken` (the name the server's composition root uses). */
-  token?: string
   /** App-level token (`xapp-…`), SLACK_APP_TOKEN: selects Socket Mode (no public URL needed). */
   appToken?: string
   /** SLACK_SIGNING_SECRET: HTTP interactivity, served by {@link SlackAdapter.handleHttp}. */
@@ -94,7 +92,7 @@ export class SlackAdapter implements ChatAdapter {
   #started = false
 
   constructor(options: SlackAdapterOptions) {
-    const botToken = options.botToken ?? options.token
+    const botToken = options.botToken
     if (!botToken) throw new Error('SlackAdapter needs a bot token (SLACK_BOT_TOKEN)')
     const log = options.logger ?? silentLogger
     this.#log = log

@@ -62,7 +62,7 @@ export const slack: PlatformModule = {
     const c = envOf(config, env)
     const { SlackAdapter } = await import('./index.js')
     const adapter = new SlackAdapter({
-      ...(c.SLACK_BOT_TOKEN ? { token: c.SLACK_BOT_TOKEN } : {}),
+      ...(c.SLACK_BOT_TOKEN ? { botToken: c.SLACK_BOT_TOKEN } : {}),
       ...(c.SLACK_APP_TOKEN ? { appToken: c.SLACK_APP_TOKEN } : {}),
       ...(c.SLACK_SIGNING_SECRET ? { signingSecret: c.SLACK_SIGNING_SECRET } : {}),
       ...(c.SLACK_API_URL ? { apiUrl: c.SLACK_API_URL } : {}),

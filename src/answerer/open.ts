@@ -95,10 +95,7 @@ function sameQuestions(card: CardState, request: AnswererRequest): boolean {
   return JSON.stringify(card.questions) === JSON.stringify(request.questions)
 }
 
-/**
- * The call a component names. A tagged reference names one agent's card; an untagged one
- * (posted before agents were part of the key) names the oldest card with that callId.
- */
+/** The call a component names: the card with that callId whose agent has the reference's tag. */
 export async function callOfRef(store: Store, ref: CardRef): Promise<CallKey | undefined> {
   const card = await cardOfRef(store, ref)
   return card ? callKeyOf(card) : undefined

@@ -5,8 +5,8 @@
  *
  * Format: `ab2|<agent tag>|<callId>|<verb>|<question index>|<option index>` with empty trailing
  * fields dropped. The agent tag (`agentTag`) is a short hash of the call's agentId: callIds are
- * only unique per agent, and two 64-character ids do not fit Discord's 100. Ids written before
- * agents were part of the key (`ab1|<callId>|...`) still decode, without a tag.
+ * only unique per agent, and two 64-character ids do not fit Discord's 100. A card is found only
+ * by both: the callId and its agent's tag.
  */
 
 import { createHash } from 'node:crypto'
@@ -31,8 +31,8 @@ export type ComponentVerb =
 /** Which card (call) a component belongs to. */
 export interface CardRef {
   callId: string
-  /** `agentTag(agentId)` of the call's agent; absent in ids written before agents were in the key. */
-  agent?: string
+  /** `agentTag(agentId)` of the call's agent. */
+  agent: string
 }
 
 export interface ComponentRef extends CardRef {
@@ -63,11 +63,10 @@ const BY_CODE = new Map(Object.entries(VERBS).map(([verb, code]) => [code, verb 
 /** callIds are restricted to this so they survive every platform id field. */
 export const CALL_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/
 const PREFIX = 'ab2'
-const LEGACY_PREFIX = 'ab1'
 const TAG_PATTERN = /^[A-Za-z0-9_-]{8}$/
 
-/** Matches every component id askbridge writes (today's and legacy), for platform listeners. */
-export const COMPONENT_ID_PREFIX = /^ab[12]\|/
+/** Matches every component id askbridge writes, for platform listeners. */
+export const COMPONENT_ID_PREFIX = /^ab2\|/
 
 /** Tags already computed: a bridge serves a handful of agents, and every click matches one. */
 const tags = new Map<string, string>()
@@ -85,13 +84,13 @@ export function agentTag(agentId: string): string {
 }
 
 /** The reference a card's components carry. */
-export function cardRef(call: { agentId: string; callId: string }): CardRef & { agent: string } {
+export function cardRef(call: { agentId: string; callId: string }): CardRef {
   return { callId: call.callId, agent: agentTag(call.agentId) }
 }
 
-/** Whether a reference names this call (an untagged legacy reference matches on callId alone). */
+/** Whether a reference names this call: the same callId, asked by the agent the tag names. */
 export function refMatches(ref: CardRef, call: { agentId: string; callId: string }): boolean {
-  return ref.callId === call.callId && (ref.agent === undefined || ref.agent === agentTag(call.agentId))
+  return ref.callId === call.callId && ref.agent === agentTag(call.agentId)
 }
 
 export class CodecError extends AskbridgeError {
@@ -100,7 +99,7 @@ export class CodecError extends AskbridgeError {
 }
 
 /** Encode a component reference; throws when the result would exceed `maxLength`. */
-export function encodeComponentId(ref: ComponentRef & { agent: string }, maxLength = 100): string {
+export function encodeComponentId(ref: ComponentRef, maxLength = 100): string {
   if (!CALL_ID_PATTERN.test(ref.callId)) throw new CodecError(`callId "${ref.callId}" cannot be encoded`)
   if (!TAG_PATTERN.test(ref.agent)) throw new CodecError(`agent tag "${ref.agent}" cannot be encoded`)
   const parts = [PREFIX, ref.agent, ref.callId, VERBS[ref.verb]]
@@ -115,18 +114,13 @@ export function encodeComponentId(ref: ComponentRef & { agent: string }, maxLeng
 /** Decode a component id; undefined for anything that is not ours or is malformed. */
 export function decodeComponentId(id: string): ComponentRef | undefined {
   const parts = id.split('|')
-  let agent: string | undefined
-  if (parts[0] === PREFIX) {
-    agent = parts[1]
-    if (agent === undefined || !TAG_PATTERN.test(agent)) return undefined
-    parts.splice(1, 1)
-  } else if (parts[0] !== LEGACY_PREFIX) return undefined
-  if (parts.length < 3 || parts.length > 5) return undefined
-  const [, callId, code, q, o] = parts
+  if (parts[0] !== PREFIX || parts.length < 4 || parts.length > 6) return undefined
+  const [, agent, callId, code, q, o] = parts
+  if (agent === undefined || !TAG_PATTERN.test(agent)) return undefined
   if (callId === undefined || !CALL_ID_PATTERN.test(callId)) return undefined
   const verb = code === undefined ? undefined : BY_CODE.get(code)
   if (!verb) return undefined
-  const ref: ComponentRef = { callId, ...(agent === undefined ? {} : { agent }), verb }
+  const ref: ComponentRef = { callId, agent, verb }
   for (const [key, raw] of [
     ['q', q],
     ['o', o],

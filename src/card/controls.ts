@@ -17,8 +17,8 @@ export interface OptionView {
   chosen: boolean
 }
 
-/** A component reference without the call id (the renderer adds it). */
-export type ControlRef = Omit<ComponentRef, 'callId'>
+/** A component reference without the call's reference (the renderer adds it). */
+export type ControlRef = Omit<ComponentRef, 'callId' | 'agent'>
 
 /**
  * The text forms a card opens: `other` (a free-text answer), `decline` (plan review feedback),

@@ -122,8 +122,8 @@ const routeSchema = (destination: ReturnType<typeof destinationSchema>) =>
   })
 
 /**
- * email -> `{<platform>: user id, ...}`: one person's accounts on each platform; a bare id is an
- * account on the platform whose module takes that shorthand.
+ * email -> `{<platform>: user id, ...}`: one person's accounts on each platform. A bare id names
+ * no platform, so it is refused with the object form to write instead.
  */
 function peopleSchema(platforms: readonly PlatformDescriptor[]) {
   const accounts: Record<string, z.ZodOptional<z.ZodString>> = {}
@@ -138,17 +138,26 @@ function peopleSchema(platforms: readonly PlatformDescriptor[]) {
       .min(1)
       .optional(),
   })
-  const shorthand = platforms.find((p) => p.peopleShorthand && p.ids)
-  const value = shorthand?.ids
-    ? z.union([
-        z
-          .string()
-          .regex(shorthand.ids.user.pattern, `not a ${shorthand.ids.user.what}`)
-          .transform((id) => ({ [shorthand.id]: id })),
-        object,
-      ])
-    : object
+  const value = z
+    .unknown()
+    .superRefine((v, ctx) => {
+      if (typeof v === 'string') ctx.addIssue({ code: 'custom', message: bareIdProblem(v, platforms) })
+    })
+    .pipe(object)
   return z.record(z.string().regex(EMAIL, 'keys are e-mail addresses'), value)
+}
+
+/** What to write instead of a bare id in the `people` map: an object naming the id's platform. */
+function bareIdProblem(id: string, platforms: readonly PlatformDescriptor[]): string {
+  const withIds = platforms.filter((p) => p.ids)
+  const fits = withIds.filter((p) => p.ids?.user.pattern.test(id))
+  const example = (fits[0] ?? withIds[0])?.id ?? 'PLATFORM'
+  const others = (fits.length > 0 ? fits : withIds).slice(1).map((p) => `"${p.id}"`)
+  const or = others.length > 0 ? ` (or ${others.join(', ')})` : ''
+  return (
+    `"${id}" is a bare id, which names no platform: write this person's accounts as an object, ` +
+    `e.g. { "${example}": ${JSON.stringify(id)} }${or}`
+  )
 }
 
 /** The routes file's schema for these platforms. */

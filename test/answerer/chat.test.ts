@@ -1,13 +1,14 @@
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { destinationKey, isPostPending, POST_PENDING } from '../../src/answerer/adapter.js'
+import { cardRef } from '../../src/card/codec.js'
 import type { CardState, Person } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { openStore } from '../../src/store/index.js'
 import type { Store } from '../../src/store/types.js'
 import { MemoryAdapter } from '../fakes/memory-adapter.js'
 import { startAnswerer } from '../helpers/answerer.js'
-import { colour, keyFor, regions, tempDir, until } from '../helpers/service.js'
+import { colour, keyFor, refFor, regions, tempDir, until } from '../helpers/service.js'
 
 const ann: Person = { platform: 'slack', userId: 'U1', name: 'Ann' }
 const bob: Person = { platform: 'slack', userId: 'U2', name: 'Bob' }
@@ -33,7 +34,7 @@ async function setup(options: { store?: Store; destinations?: number; holdMaxMs?
   const agent = service.agents.ensure('agent')
   const click = (callId: string, label: string, person: Person, id?: string) =>
     chat.host.handle({
-      callId,
+      ...refFor(callId, 'agent'),
       interaction: {
         id: id ?? `${person.userId}-${label}-${Math.random()}`,
         actor: person,
@@ -61,13 +62,38 @@ describe('chat answerer', () => {
     for (const m of adapter.messagesFor('m')) expect(m.text).toContain(answer.answers[0]?.selected[0])
   })
 
+  it('two agents using one callId: each reference finds only its own agent’s card, and a click answers only it', async () => {
+    const { service, adapter, agent, chat, click } = await setup()
+    const other = service.agents.ensure('other')
+    const mine = service.ask({ questions: [colour], agent, wait: { callId: 'same' } })
+    const theirs = service.ask({ questions: [colour], agent: other, wait: { callId: 'same' } })
+    await until(() => adapter.messagesFor('same').length === 2, 'both cards posted')
+    expect((await chat.host.getCard(refFor('same', 'agent')))?.agentId).toBe('agent')
+    expect((await chat.host.getCard(refFor('same', 'other')))?.agentId).toBe('other')
+    expect(await chat.host.getCard(refFor('same', 'nobody'))).toBeUndefined()
+    expect((await click('same', 'Red', ann)).ok).toBe(true)
+    expect(await mine).toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
+    expect((await chat.host.getCard(refFor('same', 'other')))?.status).toBe('open')
+    const outcome = await chat.host.handle({
+      ...refFor('same', 'other'),
+      interaction: {
+        id: 'b-1',
+        actor: bob,
+        action: { type: 'choose', questionId: 'colour', label: 'Blue' },
+        at: Date.now(),
+      },
+    })
+    expect(outcome.ok).toBe(true)
+    expect(await theirs).toEqual({ answers: [{ id: 'colour', selected: ['Blue'] }] })
+  })
+
   it('a change that lands while a copy is being posted still reaches that copy', async () => {
     const { service, adapter, agent, chat } = await setup()
     // The platform is slow to answer the post; a click lands on the card meanwhile.
     const post = adapter.post.bind(adapter)
     adapter.post = async (card, destination) => {
       await chat.host.handle({
-        callId: card.callId,
+        ...cardRef(card),
         interaction: { id: 'early', actor: ann, action: { type: 'hold' }, at: 1 },
       })
       return post(card, destination)
@@ -86,10 +112,7 @@ describe('chat answerer', () => {
       // Someone answers the first copy before the second one is out.
       if (++posts === 1) {
         void click(card.callId, 'Red', ann)
-        await until(
-          async () => (await chat.host.getCard({ callId: card.callId }))?.status === 'answered',
-          'answered',
-        )
+        await until(async () => (await chat.host.getCard(cardRef(card)))?.status === 'answered', 'answered')
       }
       return ref
     }
@@ -118,7 +141,7 @@ describe('chat answerer', () => {
     void service.ask({ questions: [regions], agent, wait: { callId: 'read' } }).catch(() => {})
     await until(async () => store.getCard(await keyFor(store, 'read')), 'card')
     const toggle = (id: string, label: string) => ({
-      callId: 'read',
+      ...refFor('read', 'agent'),
       interaction: {
         id,
         actor: ann,
@@ -127,7 +150,7 @@ describe('chat answerer', () => {
       },
     })
     const reads = vi.spyOn(store, 'findCards')
-    const seen = await chat.host.getCard({ callId: 'read' })
+    const seen = await chat.host.getCard(refFor('read', 'agent'))
     expect(seen).toBeDefined()
     await chat.host.handle(toggle('t1', 'eu'), seen)
     // The adapter's read is the only one: the click was not read again before it was written.
@@ -135,7 +158,7 @@ describe('chat answerer', () => {
     // `seen` is now stale (the card moved on): the second click, decoded on it, loses the
     // compare-and-set, reads the card again and is applied to what is stored, not to `seen`.
     await chat.host.handle(toggle('t2', 'us'), seen)
-    expect((await chat.host.getCard({ callId: 'read' }))?.drafts.regions?.selected.sort()).toEqual([
+    expect((await chat.host.getCard(refFor('read', 'agent')))?.drafts.regions?.selected.sort()).toEqual([
       'eu',
       'us',
     ])
@@ -144,7 +167,7 @@ describe('chat answerer', () => {
     const copy = structuredClone(seen as CardState)
     await chat.host.handle(toggle('t3', 'eu'), copy)
     expect(reads).toHaveBeenCalledTimes(1)
-    expect((await chat.host.getCard({ callId: 'read' }))?.drafts.regions?.selected).toEqual(['us'])
+    expect((await chat.host.getCard(refFor('read', 'agent')))?.drafts.regions?.selected).toEqual(['us'])
   })
 
   it('the same interaction delivered twice is applied once', async () => {
@@ -152,7 +175,7 @@ describe('chat answerer', () => {
     void service.ask({ questions: [regions], agent, wait: { callId: 'dup' } }).catch(() => {})
     await until(async () => store.getCard(await keyFor(store, 'dup')), 'card')
     const toggle = {
-      callId: 'dup',
+      ...refFor('dup', 'agent'),
       interaction: {
         id: 'slack-retry-1',
         actor: ann,
@@ -162,7 +185,7 @@ describe('chat answerer', () => {
     }
     await chat.host.handle(toggle)
     await chat.host.handle(toggle)
-    expect((await chat.host.getCard({ callId: 'dup' }))?.drafts.regions?.selected).toEqual(['eu'])
+    expect((await chat.host.getCard(refFor('dup', 'agent')))?.drafts.regions?.selected).toEqual(['eu'])
     expect((await store.listAudit({ callId: 'dup' })).filter((e) => e.kind === 'interaction')).toHaveLength(1)
   })
 
@@ -182,7 +205,7 @@ describe('chat answerer', () => {
     const asking = service.askTimed({ questions: [colour], agent }, 'hold', 60_000).then((r) => (result = r))
     await until(async () => store.getCard(await keyFor(store, 'hold')), 'card')
     const held = await chat.host.handle({
-      callId: 'hold',
+      ...refFor('hold', 'agent'),
       interaction: { id: 'h1', actor: ann, action: { type: 'hold' }, at: 1 },
     })
     expect(held.ok).toBe(true)
@@ -190,15 +213,15 @@ describe('chat answerer', () => {
     // Two minutes past the one-minute deadline (every due timer has run): still open, Ann holds it.
     await vi.advanceTimersByTimeAsync(180_000)
     expect(result).toBeUndefined()
-    expect((await chat.host.getCard({ callId: 'hold' }))?.status).toBe('open')
+    expect((await chat.host.getCard(refFor('hold', 'agent')))?.status).toBe('open')
     await chat.host.handle({
-      callId: 'hold',
+      ...refFor('hold', 'agent'),
       interaction: { id: 'h2', actor: ann, action: { type: 'release' }, at: 2 },
     })
     await asking
     expect(result).toEqual({ pending: true, callId: 'hold' })
     await until(
-      async () => (await chat.host.getCard({ callId: 'hold' }))?.status === 'continued',
+      async () => (await chat.host.getCard(refFor('hold', 'agent')))?.status === 'continued',
       'continued',
     )
   })
@@ -209,7 +232,7 @@ describe('chat answerer', () => {
     const asking = service.askTimed({ questions: [colour], agent }, 'hold2', 60_000)
     await until(async () => store.getCard(await keyFor(store, 'hold2')), 'card')
     await chat.host.handle({
-      callId: 'hold2',
+      ...refFor('hold2', 'agent'),
       interaction: { id: 'h1', actor: ann, action: { type: 'hold' }, at: 1 },
     })
     await vi.advanceTimersByTimeAsync(180_000)
@@ -222,12 +245,12 @@ describe('chat answerer', () => {
     const asking = service.askTimed({ questions: [colour], agent }, 'walk', 200)
     await until(async () => store.getCard(await keyFor(store, 'walk')), 'card')
     await chat.host.handle({
-      callId: 'walk',
+      ...refFor('walk', 'agent'),
       interaction: { id: 'h1', actor: ann, action: { type: 'hold' }, at: 1 },
     })
     await expect(asking).resolves.toEqual({ pending: true, callId: 'walk' })
     await until(
-      async () => (await chat.host.getCard({ callId: 'walk' }))?.holders.length === 0,
+      async () => (await chat.host.getCard(refFor('walk', 'agent')))?.holders.length === 0,
       'holder dropped',
     )
   })
@@ -257,7 +280,7 @@ describe('chat answerer', () => {
     const asking = service.ask({ questions: [weird], agent, wait: { callId: 'weird' } })
     await until(() => adapter.messagesFor('weird').length === 1, 'posted')
     await chat.host.handle({
-      callId: 'weird',
+      ...refFor('weird', 'agent'),
       interaction: {
         id: 'w1',
         actor: ann,
@@ -290,14 +313,14 @@ describe('late replies and the cards', () => {
       pending: true,
     })
     await until(
-      async () => (await chat.host.getCard({ callId: 'again' }))?.status === 'continued',
+      async () => (await chat.host.getCard(refFor('again', 'agent')))?.status === 'continued',
       'continued',
     )
     await click('again', 'Red', ann)
     await until(async () => (await service.replies('agent')).length === 1, 'first reply')
     expect(await service.discardReply('agent', 'again')).toBe(true)
     await until(
-      async () => (await chat.host.getCard({ callId: 'again' }))?.status === 'continued',
+      async () => (await chat.host.getCard(refFor('again', 'agent')))?.status === 'continued',
       'reopened',
     )
     await until(() => (adapter.messagesFor('again')[0]?.components.length ?? 0) > 0, 'live again')
@@ -323,7 +346,7 @@ describe('restart', () => {
       .catch(() => {})
     await until(() => one.adapter.messagesFor('blocking').length === 1, 'posted')
     await one.chat.host.handle({
-      callId: 'blocking',
+      ...refFor('blocking', 'agent'),
       interaction: {
         id: 'p1',
         actor: ann,
@@ -354,9 +377,9 @@ describe('restart', () => {
     cleanups.push(close)
     await service.recover()
 
-    expect((await chat.host.getCard({ callId: 'done' }))?.answeredBy).toEqual(bob)
-    expect((await chat.host.getCard({ callId: 'blocking' }))?.drafts.colour?.selected).toEqual(['Red'])
-    expect((await chat.host.getCard({ callId: 'timed' }))?.status).toBe('continued')
+    expect((await chat.host.getCard(refFor('done', 'agent')))?.answeredBy).toEqual(bob)
+    expect((await chat.host.getCard(refFor('blocking', 'agent')))?.drafts.colour?.selected).toEqual(['Red'])
+    expect((await chat.host.getCard(refFor('timed', 'agent')))?.status).toBe('continued')
 
     // The blocking ask re-attaches with the same agent and call: same card, no new message.
     const agent = service.agents.ensure('agent')
@@ -364,7 +387,7 @@ describe('restart', () => {
     const again = service.ask({ questions: [colour, regions], agent, wait: { callId: 'blocking' } })
     await until(() => service.inflight('agent', 'blocking') !== undefined, 're-attached')
     await chat.host.handle({
-      callId: 'blocking',
+      ...refFor('blocking', 'agent'),
       interaction: {
         id: 'p2',
         actor: bob,
@@ -373,7 +396,7 @@ describe('restart', () => {
       },
     })
     await chat.host.handle({
-      callId: 'blocking',
+      ...refFor('blocking', 'agent'),
       interaction: { id: 'p3', actor: bob, action: { type: 'submit' }, at: 3 },
     })
     expect(await again).toEqual({
@@ -387,7 +410,7 @@ describe('restart', () => {
 
     // The continued card still works: a click becomes a late reply.
     const late = await chat.host.handle({
-      callId: 'timed',
+      ...refFor('timed', 'agent'),
       interaction: {
         id: 't1',
         actor: ann,
@@ -399,7 +422,7 @@ describe('restart', () => {
     // Handed over once the click is answered (the answer is in the card already).
     await until(async () => (await service.replies('agent')).length > 0, 'late reply')
     expect((await service.replies('agent')).map((r) => r.callId)).toEqual(['timed'])
-    const card = (await chat.host.getCard({ callId: 'timed' })) as CardState
+    const card = (await chat.host.getCard(refFor('timed', 'agent'))) as CardState
     expect(card.status).toBe('answered')
   })
 })

@@ -9,7 +9,7 @@ import { openStore } from '../../src/store/index.js'
 import type { Store } from '../../src/store/types.js'
 import { MemoryAdapter } from '../fakes/memory-adapter.js'
 import { startAnswerer } from '../helpers/answerer.js'
-import { colour, tempDir, until } from '../helpers/service.js'
+import { colour, refFor, tempDir, until } from '../helpers/service.js'
 
 const WRITES = [
   'append',
@@ -70,7 +70,7 @@ describe('commits per step', () => {
     expect(log).toEqual(['append', 'casCard', 'claimPost', 'updatePost'])
     log.length = 0
     const outcome = await chat.host.handle({
-      callId: 'one',
+      ...refFor('one', 'agent'),
       interaction: {
         id: 'c1',
         actor: ann,

@@ -13,7 +13,7 @@ import type { TimedUserQuestionResult } from '../../src/protocol/types.js'
 import { openStore } from '../../src/store/index.js'
 import { MemoryAdapter } from '../fakes/memory-adapter.js'
 import { startAnswerer } from '../helpers/answerer.js'
-import { colour, tempDir, until } from '../helpers/service.js'
+import { colour, refFor, tempDir, until } from '../helpers/service.js'
 
 const ROUNDS = 24
 const ann: Person = { platform: 'slack', userId: 'U1', name: 'Ann' }
@@ -63,7 +63,7 @@ it(`${ROUNDS} windows closing as a click completes the card: the agent gets the 
     }
     const click = () =>
       chat.host.handle({
-        callId,
+        ...refFor(callId, 'agent'),
         interaction: {
           id: `c${round}`,
           actor: ann,

@@ -13,6 +13,7 @@ import { parseConfig } from '../../src/config/env.js'
 import { type BridgeHandle, serve } from '../../src/server/serve.js'
 import { CLIENT_ID, CLIENT_SECRET, onFreePort, startProvider, type TestProvider } from '../helpers/oidc.js'
 import { deployApproval } from '../helpers/routing.js'
+import { refFor } from '../helpers/service.js'
 
 let browser: Browser
 let provider: TestProvider
@@ -99,7 +100,7 @@ test('sign in through the provider, answer as the signed-in person, sign out', a
     .getByText(/by Alice Example/)
     .first()
     .waitFor()
-  const stored = await bridge.chat.host.getCard({ callId: 'browser-gate' })
+  const stored = await bridge.chat.host.getCard(refFor('browser-gate'))
   expect(stored?.answeredBy).toMatchObject({
     platform: 'web',
     userId: 'alice@example.com',

@@ -11,6 +11,7 @@ import { withCardLabels } from '../../adapters/web/actions.js'
 import { markdownToHtml } from '../../adapters/web/markdown.js'
 import { cardToWebView } from '../../adapters/web/view.js'
 import { newCard } from '../../src/card/apply.js'
+import { cardRef } from '../../src/card/codec.js'
 import { resolveComponent } from '../../src/card/resolve.js'
 import type { CardState } from '../../src/card/types.js'
 import { UserQuestionError } from '../../src/protocol/errors.js'
@@ -150,7 +151,7 @@ describe('bidi override and isolate characters', () => {
   })
   it('an option whose label had them can still be picked: the action names the real label', () => {
     const c = card({ options: [{ label: evil }, { label: 'No' }] })
-    expect(resolveComponent({ callId: 'c1', verb: 'choose', q: 0, o: 0 }, {}, c)).toEqual({
+    expect(resolveComponent({ ...cardRef(c), verb: 'choose', q: 0, o: 0 }, {}, c)).toEqual({
       kind: 'action',
       action: { type: 'choose', questionId: 'q', label: evil },
     })

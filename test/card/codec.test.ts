@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import {
   agentTag,
+  COMPONENT_ID_PREFIX,
   CodecError,
   cardRef,
   decodeComponentId,
@@ -50,8 +51,19 @@ describe('component ids carry the call and its agent', () => {
     expect(ref && refMatches(ref, { agentId: 'bob', callId: 'toolu_1' })).toBe(false)
   })
 
-  it('ids posted before agents were in the key still decode, without a tag', () => {
-    expect(decodeComponentId('ab1|toolu_1|c|0|1')).toEqual({ callId: 'toolu_1', verb: 'choose', q: 0, o: 1 })
+  it('an id without an agent tag is not ours: a callId alone names no card', () => {
+    expect(decodeComponentId('ab1|toolu_1|c|0|1')).toBeUndefined()
+    expect(decodeComponentId('ab2|toolu_1|c|0|1')).toBeUndefined()
     expect(decodeComponentId('ab2|short|toolu_1|c')).toBeUndefined()
+    expect(COMPONENT_ID_PREFIX.test('ab1|toolu_1|c')).toBe(false)
+  })
+
+  it('decodes what it encodes, with the tag, for every field count', () => {
+    const ref = cardRef({ agentId: 'alice', callId: 'toolu_1' })
+    for (const extra of [{}, { q: 3 }, { q: 3, o: 7 }, { o: 7 }]) {
+      const id = encodeComponentId({ ...ref, verb: 'page', ...extra })
+      expect(decodeComponentId(id)).toEqual({ ...ref, verb: 'page', ...extra })
+    }
+    expect(decodeComponentId(`ab2|${ref.agent}|toolu_1|c|1|2|3`)).toBeUndefined()
   })
 })

@@ -15,7 +15,7 @@ import { onCard as onTeamsCard } from '../../adapters/teams/decode.js'
 import { ACTION_KEY, cardToTeamsMessage } from '../../adapters/teams/render.js'
 import { cardToWebView } from '../../adapters/web/view.js'
 import { newCard } from '../../src/card/apply.js'
-import { type ComponentRef, decodeComponentId } from '../../src/card/codec.js'
+import { type ComponentRef, cardRef, decodeComponentId } from '../../src/card/codec.js'
 import type { Control } from '../../src/card/controls.js'
 import { resolveComponent } from '../../src/card/resolve.js'
 import type { CardAction, CardState, Person } from '../../src/card/types.js'
@@ -330,10 +330,23 @@ describe('cross-surface: the same card state offers the same actions everywhere'
 
   it('a control the card does not offer resolves to a refusal on every path', () => {
     const batch = STATES.find(([n]) => n.startsWith('plan review inside'))?.[1] as CardState
-    const decline: ComponentRef = { callId: 'c1', verb: 'decline', q: 0 }
+    const decline: ComponentRef = { ...cardRef(batch), verb: 'decline', q: 0 }
     expect(resolveComponent(decline, {}, batch)).toMatchObject({ kind: 'refusal' })
     expect(resolveComponent(decline, { text: 'no' }, batch)).toMatchObject({ kind: 'refusal' })
-    const approve: ComponentRef = { callId: 'c1', verb: 'approve' }
+    const approve: ComponentRef = { ...cardRef(batch), verb: 'approve' }
     expect(resolveComponent(approve, {}, batch)).toMatchObject({ kind: 'refusal' })
+  })
+
+  it('a plan review’s decline names its question; one naming none (never rendered) is refused', () => {
+    const review = STATES.find(([n]) => n === 'plan review, 2 options')?.[1] as CardState
+    expect(resolveComponent({ ...cardRef(review), verb: 'decline', q: 0 }, {}, review)).toEqual({
+      kind: 'form',
+      form: 'decline',
+      q: 0,
+    })
+    expect(resolveComponent({ ...cardRef(review), verb: 'decline' }, {}, review)).toMatchObject({
+      kind: 'refusal',
+      refusal: { code: 'unknown-question' },
+    })
   })
 })

@@ -15,7 +15,7 @@ import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import type { Router } from '../../src/routing/types.js'
 import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
-import { keyFor, until } from '../helpers/service.js'
+import { keyFor, refFor, until } from '../helpers/service.js'
 
 type Responders = NonNullable<CardState['responders']>
 
@@ -148,7 +148,8 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
       await posted('multi')
       await h.select('multi', 0, ['eu', 'ap'], h.people.ann)
       await until(
-        async () => (await chat.host.getCard({ callId: 'multi' }))?.drafts.regions?.selected.length === 2,
+        async () =>
+          (await chat.host.getCard(refFor('multi', 'agent-1')))?.drafts.regions?.selected.length === 2,
         'draft',
       )
       await h.press('multi', { verb: 'submit' }, h.people.ann)
@@ -174,7 +175,7 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
       await h.select('batch', 1, ['us'], h.people.ann)
       await h.press('batch', { verb: 'skip', q: 2 }, h.people.bob)
       await until(async () => {
-        const card = await chat.host.getCard({ callId: 'batch' })
+        const card = await chat.host.getCard(refFor('batch', 'agent-1'))
         return card?.drafts.why?.skipped && card.drafts.regions?.selected.length === 1 && card.drafts.colour
       }, 'drafts')
       await h.press('batch', { verb: 'submit' }, h.people.bob)
@@ -281,7 +282,7 @@ export function runAdapterContract(name: string, makeHarness: () => Promise<Cont
       await posted('gate')
       await h.press('gate', { verb: 'approve' }, h.people.bob)
       await until(async () => (await h.notices(h.people.bob)).length > 0, 'refusal notice')
-      expect((await chat.host.getCard({ callId: 'gate' }))?.status).toBe('open')
+      expect((await chat.host.getCard(refFor('gate', 'agent-1')))?.status).toBe('open')
       expect(await h.live('gate')).toBe(true)
       if (h.onlyAnn) {
         await h.press('gate', { verb: 'approve' }, h.people.ann)

@@ -7,7 +7,7 @@
 import { afterEach, expect, it } from 'vitest'
 import type { DiscordRef } from '../../adapters/discord/index.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
-import { keyFor, until } from '../helpers/service.js'
+import { keyFor, refFor, until } from '../helpers/service.js'
 import { type DiscordRig, discordRig } from './rig.js'
 
 const CARDS = 40
@@ -33,7 +33,7 @@ it(`${CARDS} cards to one channel against the rate-limited fake: none lost, in o
     const asking = r.service.ask({ questions: [question(i)], agent, wait: { callId: `burst-${i}` } })
     asking.catch(() => {}) // the unanswered ones end when the rig closes
     asks.push(asking)
-    await until(() => r.chat.host.getCard({ callId: `burst-${i}` }), `ask ${i} stored`)
+    await until(() => r.chat.host.getCard(refFor(`burst-${i}`, 'agent-1')), `ask ${i} stored`)
   }
   const ref = async (i: number) =>
     (await r.store.listPosts(await keyFor(r.store, `burst-${i}`)))[0]?.ref as DiscordRef | undefined

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { mentions } from '../helpers/mentions.js'
-import { keyFor, until } from '../helpers/service.js'
+import { keyFor, refFor, until } from '../helpers/service.js'
 import { alice, bob, type DiscordRig, discordRig } from './rig.js'
 
 let rig: DiscordRig | undefined
@@ -130,7 +130,7 @@ describe('Discord end to end', () => {
     // Alice closes the form. Bob answers with a button; the card never said Alice was holding it.
     await rig.press('nohold-1', { verb: 'choose', q: 0, o: 0 }, bob)
     await expect(answer).resolves.toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
-    expect((await rig.chat.host.getCard({ callId: 'nohold-1' }))?.holders).toEqual([])
+    expect((await rig.chat.host.getCard(refFor('nohold-1')))?.holders).toEqual([])
     for (const message of rig.fake.channelMessages())
       for (const body of message.history) expect(JSON.stringify(body)).not.toContain('taking their time')
   })
@@ -147,12 +147,12 @@ describe('Discord end to end', () => {
     await until(() => rig?.component('paged-1', { verb: 'set', q: 0, o: 1 }), 'second menu')
     await rig.choose('paged-1', 0, ['27'], alice, 1)
     await until(
-      async () => (await rig?.chat.host.getCard({ callId: 'paged-1' }))?.drafts.tags?.selected.length === 1,
+      async () => (await rig?.chat.host.getCard(refFor('paged-1')))?.drafts.tags?.selected.length === 1,
       'draft 1',
     )
     await rig.choose('paged-1', 0, ['1', '2'], alice, 0)
     await until(
-      async () => (await rig?.chat.host.getCard({ callId: 'paged-1' }))?.drafts.tags?.selected.length === 3,
+      async () => (await rig?.chat.host.getCard(refFor('paged-1')))?.drafts.tags?.selected.length === 3,
       'draft 2',
     )
     // The menus now show the shared selection as defaults.
@@ -184,8 +184,7 @@ describe('Discord end to end', () => {
     for (let i = 0; i < 5; i++) await rig.press('batch-6', { verb: 'choose', q: i, o: i % 2 })
     await rig.press('batch-6', { verb: 'skip', q: 5 }, bob)
     await until(
-      async () =>
-        Object.keys((await rig?.chat.host.getCard({ callId: 'batch-6' }))?.drafts ?? {}).length === 6,
+      async () => Object.keys((await rig?.chat.host.getCard(refFor('batch-6')))?.drafts ?? {}).length === 6,
       'drafts',
     )
     await rig.press('batch-6', { verb: 'submit' }, bob)
@@ -511,7 +510,7 @@ describe('Discord HTTP interactions (Ed25519)', () => {
     // A forged click changes nothing.
     const forged = rig.fake.prepareClick(found.message.id, found.customId, bob)
     expect(await rig.fake.postHttpInteraction(forged, true)).toBe(401)
-    expect((await rig.chat.host.getCard({ callId: 'http-1' }))?.holders).toEqual([])
+    expect((await rig.chat.host.getCard(refFor('http-1')))?.holders).toEqual([])
 
     const opened = await rig.fake.click(found.message.id, found.customId, alice)
     expect(opened.response).toMatchObject({ type: 9 })
@@ -585,7 +584,7 @@ describe('Discord acknowledgements (the 3-second rule)', () => {
     expect(record.response).toEqual({ type: 6 })
     expect(record.errors).toEqual([])
     await until(
-      async () => (await rig?.chat.host.getCard({ callId: 'slow-1' }))?.drafts.colour?.selected[0] === 'Red',
+      async () => (await rig?.chat.host.getCard(refFor('slow-1')))?.drafts.colour?.selected[0] === 'Red',
       'click applied after the defer',
     )
   })

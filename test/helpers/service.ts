@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { type CardRef, cardRef } from '../../src/card/codec.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
@@ -74,4 +75,12 @@ export async function keyFor(store: Pick<Store, 'findCalls'> | undefined, callId
   const found = store ? await store.findCalls(callId) : []
   if (found.length > 1) throw new Error(`callId "${callId}" names calls of several agents`)
   return { agentId: found[0]?.agentId ?? 'default', callId }
+}
+
+/**
+ * The reference a card's components carry (its callId and agent tag), to find the card the way
+ * a click does. `default` is the agent of an ask that named none.
+ */
+export function refFor(callId: string, agentId = 'default'): CardRef {
+  return cardRef({ agentId, callId })
 }

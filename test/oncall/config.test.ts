@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PLATFORMS } from '../../adapters/platforms.js'
-import { type RoutesError, validateRoutes } from '../../src/routing/routes.js'
+import { RoutesError, validateRoutes } from '../../src/routing/routes.js'
 import { ensureBuilt } from '../cli/built.js'
 import { askbridge } from '../cli/run.js'
 import { FakePagerDuty } from '../fakes/pagerduty/server.js'
@@ -113,7 +113,7 @@ describe('routes file: oncall, people, oncallLevel', () => {
   it('accepts a schedule or a policy with a fallback, levels, e-mail responders and a people map', () => {
     const file = validateRoutes(
       {
-        people: { 'ann@example.com': '110000000000000021', 'bo@example.com': { slack: 'U0BO' } },
+        people: { 'ann@example.com': { discord: '110000000000000021' }, 'bo@example.com': { slack: 'U0BO' } },
         routes: [
           route({
             oncall: { pagerduty: { escalationPolicy: 'PPOLICY' }, fallback: ['subteam:S0LEADS'] },
@@ -124,8 +124,32 @@ describe('routes file: oncall, people, oncallLevel', () => {
       },
       PLATFORMS,
     )
-    // A bare id is a Discord account (the Discord module takes that shorthand).
     expect(file.people?.['ann@example.com']).toEqual({ discord: '110000000000000021' })
+  })
+
+  it('a bare id in the people map is refused, naming the person and the object form to write', () => {
+    const file = {
+      people: { 'ann@example.com': '110000000000000021', 'bo@example.com': { slack: 'U0BO' } },
+      routes: [route({})],
+    }
+    expect(() => validateRoutes(file, PLATFORMS, 'routes.json')).toThrow(RoutesError)
+    expect(problems(file)).toEqual([
+      'people.ann@example.com: "110000000000000021" is a bare id, which names no platform: ' +
+        'write this person\'s accounts as an object, e.g. { "discord": "110000000000000021" }',
+    ])
+    // An id no platform's rule fits still gets the object form, with the platforms to choose from.
+    expect(problems({ people: { 'cy@example.com': 'cy' }, routes: [] })).toEqual([
+      expect.stringMatching(
+        /^people\.cy@example\.com: "cy" is a bare id, .* e\.g\. \{ "slack": "cy" \} \(or "discord", "teams"\)$/,
+      ),
+    ])
+    // Each person's problem is reported, alongside those of the people written as objects.
+    expect(
+      problems({ people: { 'a@example.com': 'U0A', 'b@example.com': { slack: 'nope' } }, routes: [] }),
+    ).toEqual([
+      expect.stringMatching(/^people\.a@example\.com: "U0A" is a bare id, .* \{ "slack": "U0A" \}$/),
+      'people.b@example.com.slack: not a Slack user id (U…)',
+    ])
   })
 
   it('names what is wrong', () => {

@@ -36,7 +36,7 @@ it('mentions the on-call person through the people map, pings only them, and onl
   pd.shifts = [{ user: 'PDANA', policy: 'PPOLICY', level: 1, schedule: 'PSCHED1' }]
   const routes = validateRoutes(
     {
-      people: { 'dana@example.com': dana.id },
+      people: { 'dana@example.com': { discord: dana.id } },
       routes: [
         {
           name: 'oncall',

@@ -8,7 +8,7 @@ import type { Store } from '../../src/store/types.js'
 import { MemoryAdapter } from '../fakes/memory-adapter.js'
 import { startAnswerer } from '../helpers/answerer.js'
 import { deployApproval, manualClock, onCallRoutes } from '../helpers/routing.js'
-import { tempDir, until } from '../helpers/service.js'
+import { refFor, tempDir, until } from '../helpers/service.js'
 
 const lead: Person = { platform: 'slack', userId: 'U0LEAD', name: 'Lead' }
 const oncall1: Person = { platform: 'slack', userId: 'U0ONCALL1', name: 'Ona' }
@@ -36,7 +36,10 @@ async function setup(
   cleanups.push(close)
   let n = 0
   const press = (callId: string, person: Person, type: 'approve' | 'reject') =>
-    chat.host.handle({ callId, interaction: { id: `i${++n}`, actor: person, action: { type }, at: now() } })
+    chat.host.handle({
+      ...refFor(callId, 'deploy-api'),
+      interaction: { id: `i${++n}`, actor: person, action: { type }, at: now() },
+    })
   return { store, service, adapter, chat, press }
 }
 
@@ -46,13 +49,13 @@ describe('allowed responders, quorum and requester exclusion', () => {
     const agent = service.agents.register('deploy-api')
     void service.ask({ questions: [deployApproval], agent, wait: { callId: 'gate' } }).catch(() => {})
     await until(() => adapter.messagesFor('gate').length === 1, 'posted')
-    const before = await chat.host.getCard({ callId: 'gate' })
+    const before = await chat.host.getCard(refFor('gate', 'deploy-api'))
     const outcome = await press('gate', stranger, 'approve')
     expect(outcome).toMatchObject({
       ok: false,
       message: 'You are not one of the people who may answer this question.',
     })
-    expect((await chat.host.getCard({ callId: 'gate' }))?.approvals).toEqual(before?.approvals)
+    expect((await chat.host.getCard(refFor('gate', 'deploy-api')))?.approvals).toEqual(before?.approvals)
     const audit = await store.listAudit({ callId: 'gate' })
     expect(audit.filter((e) => e.refused)).toEqual([
       expect.objectContaining({

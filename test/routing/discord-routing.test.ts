@@ -13,7 +13,7 @@ import { routesRouter, validateRoutes } from '../../src/routing/routes.js'
 import { waitResponded } from '../discord/rig.js'
 import { FakeDiscord, type FakeUser, type StoredMessage } from '../fakes/discord/server.js'
 import { startAnswerer } from '../helpers/answerer.js'
-import { keyFor, until } from '../helpers/service.js'
+import { keyFor, refFor, until } from '../helpers/service.js'
 
 const CHANNEL = '110000000000000003'
 const ESCALATION_CHANNEL = '110000000000000005'
@@ -131,7 +131,7 @@ describe('Discord routing by role', () => {
     const refused = await d.press('rel', 'approve', alice)
     expect(refused.response).toMatchObject({ type: 4, data: { flags: 64, content: NOT_ALLOWED } })
     expect(d.fake.notices.get(alice.id)).toEqual([NOT_ALLOWED])
-    expect((await d.chat.host.getCard({ callId: 'rel' }))?.status).toBe('open')
+    expect((await d.chat.host.getCard(refFor('rel', 'build-bot')))?.status).toBe('open')
     await d.chat.refresh(await keyFor(d.service.store, 'rel'))
     expect(d.messages('rel')[0]?.history.length).toBe(edits)
 

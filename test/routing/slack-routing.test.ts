@@ -16,7 +16,7 @@ import { openStore } from '../../src/store/index.js'
 import type { Store } from '../../src/store/types.js'
 import { FakeSlack, type FakeUser, type StoredMessage } from '../fakes/slack/server.js'
 import { deployApproval, manualClock, onCallRoutes } from '../helpers/routing.js'
-import { keyFor, tempDir, until } from '../helpers/service.js'
+import { keyFor, refFor, tempDir, until } from '../helpers/service.js'
 import { blocksText } from '../slack/rig.js'
 
 const lead: FakeUser = { id: 'U0LEAD', name: 'Lead' }
@@ -159,7 +159,7 @@ describe('Slack routing: the deployApproval gate', () => {
     await b.settle('gate')
     expect(fake.calls.filter((x) => x.method === 'chat.update').length).toBe(updatesBefore)
     expect(fake.messagesOf('gate')[0]?.history.length).toBe(historyBefore)
-    expect((await b.chat.host.getCard({ callId: 'gate' }))?.approvals).toEqual([])
+    expect((await b.chat.host.getCard(refFor('gate', 'deploy-api')))?.approvals).toEqual([])
     expect(controls(fake, 'gate').map((x) => x.ref.verb)).toContain('approve')
     const refused = (await b.store.listAudit({ callId: 'gate' })).filter((e) => e.refused)
     expect(refused).toEqual([
@@ -220,7 +220,7 @@ describe('Slack routing: the deployApproval gate', () => {
     c.advance(2 * MINUTE + 1_000)
     await click(fake, 'grp', otto, 'approve')
     expect(await notice(fake, otto, 1)).toBe(NOT_ALLOWED)
-    expect((await b.chat.host.getCard({ callId: 'grp' }))?.approvals.map((p) => p.userId)).toEqual([
+    expect((await b.chat.host.getCard(refFor('grp', 'deploy-api')))?.approvals.map((p) => p.userId)).toEqual([
       newbie.id,
     ])
   })
@@ -237,7 +237,7 @@ describe('Slack routing: the deployApproval gate', () => {
     // Ona is in the on-call group, but she asked for this deploy.
     await click(fake, 'q2', ona, 'approve')
     expect(await notice(fake, ona, 1)).toBe(NOT_ALLOWED)
-    expect((await b.chat.host.getCard({ callId: 'q2' }))?.approvals).toEqual([])
+    expect((await b.chat.host.getCard(refFor('q2', 'deploy-api')))?.approvals).toEqual([])
 
     await click(fake, 'q2', otto, 'approve')
     expect(await notice(fake, otto, 1)).toBe('Approval recorded: 1 of 2.')
@@ -245,7 +245,9 @@ describe('Slack routing: the deployApproval gate', () => {
     await click(fake, 'q2', otto, 'approve')
     expect(await notice(fake, otto, 2)).toMatch(/already approved/i)
     await b.settle('q2')
-    expect((await b.chat.host.getCard({ callId: 'q2' }))?.approvals.map((p) => p.userId)).toEqual([otto.id])
+    expect((await b.chat.host.getCard(refFor('q2', 'deploy-api')))?.approvals.map((p) => p.userId)).toEqual([
+      otto.id,
+    ])
     expect(shown(fake, 'q2')[0]).toContain('1 of 2 approvals: @U0OTTO')
 
     await click(fake, 'q2', lead, 'approve')

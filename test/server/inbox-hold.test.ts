@@ -9,7 +9,7 @@ import { afterEach, expect, test, vi } from 'vitest'
 import { WebAdapter } from '../../adapters/web/adapter.js'
 import type { CardState } from '../../src/card/types.js'
 import { startAnswerer } from '../helpers/answerer.js'
-import { colour, until } from '../helpers/service.js'
+import { colour, refFor, until } from '../helpers/service.js'
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
@@ -47,7 +47,9 @@ async function inbox() {
     return { status: res.status, body: (await res.json()) as Record<string, unknown> }
   }
   const holders = async (callId: string) =>
-    ((await chat.host.getCard({ callId })) as CardState | undefined)?.holders.map((p) => p.name) ?? []
+    ((await chat.host.getCard(refFor(callId, 'agent'))) as CardState | undefined)?.holders.map(
+      (p) => p.name,
+    ) ?? []
   return { service, chat, post, holders, agent: service.agents.ensure('agent') }
 }
 
@@ -55,7 +57,7 @@ test('a hold lasts past the deadline while the page beats, and ends within the l
   const { service, post, holders, agent, chat } = await inbox()
   let result: unknown
   const asking = service.askTimed({ questions: [colour], agent }, 'tab', 30_000).then((r) => (result = r))
-  await until(() => chat.host.getCard({ callId: 'tab' }), 'card')
+  await until(() => chat.host.getCard(refFor('tab', 'agent')), 'card')
   const ada = { name: 'Ada Lovelace' }
   expect(
     (await post('/inbox/api/cards/tab/actions', { action: { type: 'hold' }, person: ada })).body.ok,
@@ -85,7 +87,7 @@ test('a hold lasts past the deadline while the page beats, and ends within the l
 test('a renewal from someone who holds nothing is {held: false}; a bad body is 400 BAD_HOLD', async () => {
   const { service, post, agent, chat } = await inbox()
   void service.askTimed({ questions: [colour], agent }, 'nobody', 60_000).catch(() => {})
-  await until(() => chat.host.getCard({ callId: 'nobody' }), 'card')
+  await until(() => chat.host.getCard(refFor('nobody', 'agent')), 'card')
   expect((await post('/inbox/api/cards/nobody/hold', { person: { name: 'Bob' } })).body).toEqual({
     held: false,
   })

@@ -12,7 +12,7 @@ import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
 import { MemoryAdapter } from '../fakes/memory-adapter.js'
 import { startAnswerer } from '../helpers/answerer.js'
-import { colour, committed, deferred, makeService, until } from '../helpers/service.js'
+import { colour, committed, deferred, makeService, refFor, until } from '../helpers/service.js'
 
 const red = { answers: [{ id: 'colour', selected: ['Red'] }] }
 
@@ -345,7 +345,7 @@ describe('a cancelled or expired ask posts no card; a card already posted says s
     await Promise.all(finished)
     expect(finished).toHaveLength(1)
     expect(adapter.messagesFor('gone')).toEqual([])
-    expect(await chat.host.getCard({ callId: 'gone' })).toBeUndefined()
+    expect(await chat.host.getCard(refFor('gone', 'agent'))).toBeUndefined()
   })
 
   it('askTimed: a window that closes while the route is being staffed gives pending and no card is posted', async () => {
@@ -357,7 +357,7 @@ describe('a cancelled or expired ask posts no card; a card already posted says s
     await Promise.all(finished)
     expect(finished).toHaveLength(1)
     expect(adapter.messagesFor('late')).toEqual([])
-    expect(await chat.host.getCard({ callId: 'late' })).toBeUndefined()
+    expect(await chat.host.getCard(refFor('late', 'agent'))).toBeUndefined()
   })
 
   it('hook: Claude Code gone just as the waterfall would start gets no decision (a PreToolUse fails closed to ask) and posts no card', async () => {

@@ -15,7 +15,7 @@ import { serve } from '../../src/server/serve.js'
 import { FakeSlack } from '../fakes/slack/server.js'
 import { authorize, CLIENT_ID, CLIENT_SECRET, CookieJar, freePort, send, signIn } from '../helpers/oidc.js'
 import { deployApproval } from '../helpers/routing.js'
-import { until } from '../helpers/service.js'
+import { refFor, until } from '../helpers/service.js'
 import { startSignInBridge } from '../helpers/signin-rig.js'
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -164,7 +164,7 @@ describe('inbox sign-in', () => {
     }
     const logout = await send(jar, new URL('/inbox/logout', url), { method: 'POST' })
     expect(logout.status).toBe(403)
-    expect((await bridge.chat.host.getCard({ callId: 'csrf-1' }))?.status).toBe('open')
+    expect((await bridge.chat.host.getCard(refFor('csrf-1')))?.status).toBe('open')
     const csrf = String((await me(url, jar)).body.csrf)
     expect((await act(url, jar, 'csrf-1', { type: 'approve' }, { 'x-csrf-token': csrf })).status).toBe(200)
     await asking

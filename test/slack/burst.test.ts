@@ -7,7 +7,7 @@
 import { afterEach, expect, it } from 'vitest'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { FakeSlack } from '../fakes/slack/server.js'
-import { until } from '../helpers/service.js'
+import { refFor, until } from '../helpers/service.js'
 import { type Bridge, type SlackRig, startBridge, startSlackRig } from './rig.js'
 
 const SPEED = 10
@@ -38,7 +38,7 @@ it(`${CARDS} cards to one channel against the rate-limited fake: none lost, in o
     asking.catch(() => {}) // the unanswered ones end when the bridge closes
     asks.push(asking)
     // Each ask reaches the adapter before the next (so the order of posts is known).
-    await until(() => b.chat.host.getCard({ callId: `burst-${i}` }), `ask ${i} stored`)
+    await until(() => b.chat.host.getCard(refFor(`burst-${i}`, 'agent-1')), `ask ${i} stored`)
   }
   // Answer card 3 as soon as it is up.
   await until(() => rig.element('burst-3', (r) => r.verb === 'choose' && r.o === 0), 'card 3 posted')

@@ -218,7 +218,7 @@ describe('recorded block_actions', () => {
   it('an ephemeral message’s button (no `message` field): channel and ts from the container', () => {
     const payload = withAction(
       modals.ephemeralAction as Json,
-      encodeComponentId({ callId: 'plan', agent: AGENT, verb: 'decline' }),
+      encodeComponentId({ callId: 'plan', agent: AGENT, verb: 'decline', q: 0 }),
     )
     const result = only(decodePayload(payload, lookup))
     expect(result).toMatchObject({

@@ -8,7 +8,7 @@ import { isPostPending } from '../../src/answerer/adapter.js'
 import { decodeComponentId } from '../../src/card/codec.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { mentions } from '../helpers/mentions.js'
-import { keyFor, until } from '../helpers/service.js'
+import { keyFor, refFor, until } from '../helpers/service.js'
 import {
   type Bridge,
   blocksText,
@@ -92,7 +92,8 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
     await posted('multi')
     await rig.use('multi', (r) => r.verb === 'set', rig.people.ann, ['0', '2'])
     await until(
-      async () => (await b.chat.host.getCard({ callId: 'multi' }))?.drafts.regions?.selected.length === 2,
+      async () =>
+        (await b.chat.host.getCard(refFor('multi', 'agent-1')))?.drafts.regions?.selected.length === 2,
       'draft',
     )
     await press('multi', 'bob', 'other', 0)
@@ -121,7 +122,7 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
     await rig.use('menus', (r) => r.verb === 'choose' && r.q === 0, rig.people.ann, ['6'])
     await rig.use('menus', (r) => r.verb === 'set' && r.q === 1, rig.people.ann, ['10', '3'])
     await until(
-      async () => (await b.chat.host.getCard({ callId: 'menus' }))?.drafts.some?.selected.length === 2,
+      async () => (await b.chat.host.getCard(refFor('menus', 'agent-1')))?.drafts.some?.selected.length === 2,
       'drafts',
     )
     await press('menus', 'ann', 'submit')
@@ -215,11 +216,12 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
     for (let q = 0; q < 29; q++) await press('big', 'ann', 'choose', q, q % 2)
     await press('big', 'bob', 'skip', 29)
     await until(
-      async () => (await b.chat.host.getCard({ callId: 'big' }))?.drafts.q29?.skipped,
+      async () => (await b.chat.host.getCard(refFor('big', 'agent-1')))?.drafts.q29?.skipped,
       'skip recorded',
     )
     await until(
-      async () => Object.keys((await b.chat.host.getCard({ callId: 'big' }))?.drafts ?? {}).length === 30,
+      async () =>
+        Object.keys((await b.chat.host.getCard(refFor('big', 'agent-1')))?.drafts ?? {}).length === 30,
       'drafts',
     )
     await press('big', 'bob', 'submit')
@@ -241,7 +243,7 @@ describe.each(['socket', 'http'] as SlackMode[])('Slack end to end (%s)', (mode)
     // pending), so has the held question's, which still waits because Ann holds it.
     const witness = b.service.askTimed({ questions: [colour], agent: b.agent() }, 'witness', 400)
     expect(await witness).toEqual({ pending: true, callId: 'witness' })
-    expect((await b.chat.host.getCard({ callId: 'slow' }))?.status).toBe('open')
+    expect((await b.chat.host.getCard(refFor('slow', 'agent-1')))?.status).toBe('open')
     await press('slow', 'ann', 'choose', 0, 0)
     expect(await result).toEqual({ answers: [{ id: 'colour', selected: ['Red'] }] })
   })

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { signSlackRequest, verifySlackSignature } from '../../adapters/slack/verify.js'
 import { isPostPending } from '../../src/answerer/adapter.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
-import { keyFor, until } from '../helpers/service.js'
+import { keyFor, refFor, until } from '../helpers/service.js'
 import { type Bridge, fakeUser, type SlackMode, type SlackRig, startBridge, startSlackRig } from './rig.js'
 
 const colour: AskUserQuestionItem = {
@@ -72,7 +72,7 @@ describe('HTTP interactivity signatures', () => {
     const swapped = rig.fake.actionPayload(fakeUser(rig.people.ann), blue.message, blue.actionId)
     expect((await rig.fake.sendHttp(swapped, { timestamp: now, signature: captured })).status).toBe(401)
 
-    expect((await b.chat.host.getCard({ callId: 'sig' }))?.status).toBe('open')
+    expect((await b.chat.host.getCard(refFor('sig', 'agent-1')))?.status).toBe('open')
     expect(
       (await b.service.store.listAudit({ callId: 'sig' })).filter((e) => e.kind === 'interaction'),
     ).toEqual([])
@@ -121,7 +121,7 @@ describe.each(['socket', 'http'] as SlackMode[])('under pressure (%s)', (mode) =
       const view = await until(() => rig.fake.openViewOf('U0BOB'), 'modal', 1000)
       await rig.fake.submitView('U0BOB', view.id, { answer: { text: `because ${i}` } })
       await until(
-        async () => (await b.chat.host.getCard({ callId: `storm-${i}` }))?.drafts.why?.custom,
+        async () => (await b.chat.host.getCard(refFor(`storm-${i}`, 'agent-1')))?.drafts.why?.custom,
         'draft',
         1000,
       )
@@ -159,7 +159,10 @@ describe.each(['socket', 'http'] as SlackMode[])('under pressure (%s)', (mode) =
     const view = await until(() => rig.fake.openViewOf('U0BOB'), 'modal')
     rig.fake.delay('chat.update', 0) // Slack recovers
     await rig.fake.submitView('U0BOB', view.id, { answer: { text: 'speed' } })
-    await until(async () => (await b.chat.host.getCard({ callId: 'slow' }))?.drafts.why?.custom, 'draft')
+    await until(
+      async () => (await b.chat.host.getCard(refFor('slow', 'agent-1')))?.drafts.why?.custom,
+      'draft',
+    )
     await rig.use('slow', (r) => r.verb === 'submit', rig.people.ann)
     expect(await asking).toEqual({
       answers: [
@@ -184,7 +187,7 @@ describe.each(['socket', 'http'] as SlackMode[])('under pressure (%s)', (mode) =
       () => rig.fake.noticesFor('U0BOB').some((n) => n.includes('could not be opened (expired_trigger_id)')),
       'note',
     )
-    expect((await b.chat.host.getCard({ callId: 'late-form' }))?.status).toBe('open')
+    expect((await b.chat.host.getCard(refFor('late-form', 'agent-1')))?.status).toBe('open')
   })
 
   it('a redelivered payload (Slack retry) is applied once', async () => {
@@ -204,7 +207,7 @@ describe.each(['socket', 'http'] as SlackMode[])('under pressure (%s)', (mode) =
       (e) => e.kind === 'interaction',
     )
     expect(applied).toHaveLength(1)
-    expect((await b.chat.host.getCard({ callId: 'retry' }))?.drafts.colour?.selected).toEqual(['Blue'])
+    expect((await b.chat.host.getCard(refFor('retry', 'agent-1')))?.drafts.colour?.selected).toEqual(['Blue'])
     expect(rig.fake.noticesFor('U0ANN')).toEqual([])
   })
 

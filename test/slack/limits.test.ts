@@ -8,6 +8,7 @@ import type { SlackMessage } from '../../adapters/slack/blocks.js'
 import { decodeModalMetadata, encodeModalMetadata, otherModal } from '../../adapters/slack/modal.js'
 import { cardToMessages } from '../../adapters/slack/render.js'
 import { newCard } from '../../src/card/apply.js'
+import { cardRef, encodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { checkMessage, checkView } from '../fakes/slack/validate.js'
@@ -272,7 +273,7 @@ describe('the renderer at the limits the card model can reach', () => {
   })
 
   it('private_metadata: exactly 3000 characters is accepted, 3001 refused before Slack sees it', () => {
-    const id = 'ab1|call-1|o|0'
+    const id = encodeComponentId({ ...cardRef({ agentId: 'a', callId: 'call-1' }), verb: 'other', q: 0 })
     const overhead = JSON.stringify({ id, channel: '' }).length
     const at = encodeModalMetadata({ id, channel: 'C'.repeat(3000 - overhead) })
     expect(at).toHaveLength(3000)

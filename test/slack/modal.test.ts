@@ -7,7 +7,7 @@ import {
   otherModal,
 } from '../../adapters/slack/modal.js'
 import { newCard } from '../../src/card/apply.js'
-import { cardRef, decodeComponentId } from '../../src/card/codec.js'
+import { cardRef, decodeComponentId, encodeComponentId } from '../../src/card/codec.js'
 import type { CardState } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { checkView, mentionsIn } from '../fakes/slack/validate.js'
@@ -84,9 +84,10 @@ describe('modals', () => {
   })
 
   it('metadata round-trips and rejects anything else', () => {
-    const id = 'ab1|call-1|o|0'
+    const id = encodeComponentId({ ...cardRef({ agentId: 'a', callId: 'call-1' }), verb: 'other', q: 0 })
     expect(decodeModalMetadata(encodeModalMetadata({ id }))).toEqual({ id })
-    for (const raw of [undefined, '', 'not json', '{"id":"nope"}', '[]', 'null']) {
+    // An id without the agent's tag (the ab1 form, never released) names no card.
+    for (const raw of [undefined, '', 'not json', '{"id":"nope"}', '{"id":"ab1|call-1|o|0"}', '[]', 'null']) {
       expect(decodeModalMetadata(raw)).toBeUndefined()
     }
     expect(() => encodeModalMetadata({ id, channel: 'C'.repeat(3000) })).toThrow(RangeError)

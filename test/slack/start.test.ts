@@ -65,3 +65,11 @@ it('a Web API that cannot be reached (wrong SLACK_API_URL) fails start at once, 
   })
   await expect(adapter.start(host)).rejects.toThrow(/cannot reach the Slack Web API at .* \(SLACK_API_URL\)/)
 })
+
+it('the bot token is `botToken` only: the old `token` name is not read', () => {
+  const old = { token: 'xoxb-fake', appToken: 'xapp-test-token' } as ConstructorParameters<
+    typeof SlackAdapter
+  >[0]
+  expect(() => new SlackAdapter(old)).toThrow(/needs a bot token \(SLACK_BOT_TOKEN\)/)
+  expect(() => new SlackAdapter({ botToken: 'xoxb-fake', appToken: 'xapp-test-token' })).not.toThrow()
+})

@@ -17,7 +17,7 @@ import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
 import { FakeSlack, type FakeUser } from '../fakes/slack/server.js'
 import type { FakeTeamsUser } from '../fakes/teams/server.js'
-import { until } from '../helpers/service.js'
+import { refFor, until } from '../helpers/service.js'
 import { type TeamsRig, teamsRig } from './rig.js'
 
 const ANN = '11111111-1111-4111-8111-111111111111'
@@ -129,13 +129,13 @@ describe('Teams end to end', () => {
     await until(() => teams.activity('q2') && slack.messagesOf('q2').length > 0, 'posted on both')
     await teams.execute('q2', (verb, q) => verb === 'approve' && q === undefined, annTeams)
     await until(
-      async () => (await chat.host.getCard({ callId: 'q2' }))?.approvals.length === 1,
+      async () => (await chat.host.getCard(refFor('q2', 'deploy')))?.approvals.length === 1,
       'one approval',
     )
     await approveInSlack(slack, 'q2', annSlack)
     await until(() => slack.noticesFor(annSlack.id).length > 0, 'notice in Slack')
     expect(slack.noticesFor(annSlack.id).join('\n')).toMatch(/already/i)
-    expect((await chat.host.getCard({ callId: 'q2' }))?.approvals).toHaveLength(1)
+    expect((await chat.host.getCard(refFor('q2', 'deploy')))?.approvals).toHaveLength(1)
     await approveInSlack(slack, 'q2', bobSlack)
     expect(await asking).toEqual({ answers: [{ id: 'deploy', selected: ['Approve'] }] })
     await until(() => /Approved by Ann, Bob/.test(teams.text('q2')), 'Teams card says who approved')
@@ -170,7 +170,7 @@ describe('Teams end to end', () => {
     )
     expect(shown?.type).toBe('application/vnd.microsoft.card.adaptive')
     expect(await asking).toEqual({ answers: [{ id: 'deploy', selected: ['Reject'] }] })
-    expect((await chat.host.getCard({ callId: 'r1' }))?.reason).toBe('The migration is not reviewed')
+    expect((await chat.host.getCard(refFor('r1', 'deploy')))?.reason).toBe('The migration is not reviewed')
     await until(() => /Rejected by Carol/.test(teams.text('r1')), 'card updated for everyone')
   })
 

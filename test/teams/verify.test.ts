@@ -11,7 +11,7 @@ import type { Router } from '../../src/routing/types.js'
 import { UserQuestionService } from '../../src/service/service.js'
 import { openStore } from '../../src/store/index.js'
 import { FakeTeams, type FakeTeamsUser } from '../fakes/teams/server.js'
-import { until } from '../helpers/service.js'
+import { refFor, until } from '../helpers/service.js'
 import { type TeamsRig, teamsRig } from './rig.js'
 
 const colour: AskUserQuestionItem = {
@@ -89,7 +89,7 @@ describe('Teams inbound verification', () => {
     const asking = service.askTimed({ questions: [colour], agent: service.agents.ensure('a') }, 'v', 60_000)
     expect(await clickWith(token())).toBe(401)
     expect(logged.some((l) => /Refused a Teams request/.test(l.message))).toBe(true)
-    const card = await chat.host.getCard({ callId: 'v' })
+    const card = await chat.host.getCard(refFor('v', 'a'))
     expect(card?.status).toBe('open')
     expect(card?.drafts).toEqual({})
     expect(await service.store.listAudit({ callId: 'v' })).not.toContainEqual(
@@ -97,7 +97,7 @@ describe('Teams inbound verification', () => {
     )
     // The same click with a good token is applied.
     expect(await clickWith(rig.fake.signToken())).toBe(200)
-    await until(async () => (await chat.host.getCard({ callId: 'v' }))?.status === 'answered', 'answered')
+    await until(async () => (await chat.host.getCard(refFor('v', 'a')))?.status === 'answered', 'answered')
     await asking
   })
 

@@ -904,8 +904,8 @@ function elementsOf(blocks: Json[]): { element: Json; blockId: string }[] {
 function callIdIn(blocks: Json[]): string | undefined {
   const callIdOf = (id: unknown) => {
     const parts = String(id ?? '').split('|')
-    // `ab2|<agent tag>|<callId>|...`, or `ab1|<callId>|...` from before agents were in the key.
-    return parts[0] === 'ab2' ? parts[2] : parts[0] === 'ab1' ? parts[1] : undefined
+    // `ab2|<agent tag>|<callId>|...`
+    return parts[0] === 'ab2' ? parts[2] : undefined
   }
   for (const block of blocks) {
     const callId = callIdOf(block.block_id)
