@@ -18,6 +18,14 @@ import { setMaxListeners } from 'node:events'
 import PQueue from 'p-queue'
 import { AskbridgeError, Superseding } from '../../src/adapter-kit.js'
 
+/** chat.postMessage per channel, unless configured: one post per this many ms after a burst. */
+export const DEFAULT_PER_CHANNEL_INTERVAL_MS = 1000
+/**
+ * chat.postMessage per channel, unless configured: posts at once after a quiet spell. Slack
+ * publishes no burst size; 2 keeps a margin (the bench's fake allows 3).
+ */
+export const DEFAULT_POST_BURST = 2
+
 export interface RateLimitOptions {
   /**
    * chat.postMessage per channel: one post per this many ms after a burst (`postBurst`).
@@ -119,8 +127,9 @@ export class ChannelQueues {
 
   constructor(options: RateLimitOptions = {}) {
     this.#speed = options.speed && options.speed > 0 ? options.speed : 1
-    this.#interval = Math.max(0, options.perChannelIntervalMs ?? 1000) / this.#speed
-    this.#burst = Math.max(1, options.postBurst ?? 2)
+    this.#interval =
+      Math.max(0, options.perChannelIntervalMs ?? DEFAULT_PER_CHANNEL_INTERVAL_MS) / this.#speed
+    this.#burst = Math.max(1, options.postBurst ?? DEFAULT_POST_BURST)
     this.#pace = options.pace ?? true
     this.#maxRetries = options.maxRateLimitRetries ?? 100
     // Every queued task listens on the one stop signal until it starts: many queued calls are

@@ -15,8 +15,12 @@ export interface LiveWait {
   /** Aborts the waterfall's own signal. */
   controller: AbortController
   ended: boolean
-  /** Wakes attached clients when the wait ends. */
-  endedSignal: AbortController
+  /**
+   * Wakes attached clients when the wait ends. Plain callbacks, not an AbortController: every
+   * timed ask opens a wait, and aborting a controller builds an Event and a DOMException with a
+   * stack trace, garbage that outlived young-generation collections under load (issue #29).
+   */
+  onEnded: Set<() => void>
 }
 
 const key = (agentId: string, callId: string) => callKeyString({ agentId, callId })
@@ -49,7 +53,7 @@ export class TimedWaits {
       expired: false,
       controller: new AbortController(),
       ended: false,
-      endedSignal: new AbortController(),
+      onEnded: new Set(),
     }
     this.#waits.set(k, wait)
     const expired = new Promise<'expired'>((resolve) => {
@@ -83,15 +87,18 @@ export class TimedWaits {
     wait.claims++
     if (wait.timer) clearTimeout(wait.timer)
     wait.timer = undefined
+    let done = () => {}
     try {
       yield { remainingMs: Math.max(0, wait.deadline - this.#now()) }
       await new Promise<void>((resolve) => {
         if (wait.ended || signal?.aborted) return resolve()
-        const done = () => resolve()
-        wait.endedSignal.signal.addEventListener('abort', done, { once: true })
+        done = () => resolve()
+        wait.onEnded.add(done)
         signal?.addEventListener('abort', done, { once: true })
       })
     } finally {
+      wait.onEnded.delete(done)
+      signal?.removeEventListener('abort', done)
       wait.claims--
       if (wait.claims === 0 && !wait.ended) this.#arm(wait)
     }
@@ -102,7 +109,8 @@ export class TimedWaits {
     wait.ended = true
     if (wait.timer) clearTimeout(wait.timer)
     wait.timer = undefined
-    wait.endedSignal.abort()
+    for (const wake of wait.onEnded) wake()
+    wait.onEnded.clear()
     const k = key(wait.agentId, wait.callId)
     if (this.#waits.get(k) === wait) this.#waits.delete(k)
   }

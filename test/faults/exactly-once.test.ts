@@ -52,11 +52,29 @@ const discordUser = (n: string): FakeUser => ({
   global_name: `User ${n}`,
 })
 
-/** A Discord interaction's initial response: an ephemeral message (flag 64) is a refusal. */
-async function discordTold(record: InteractionRecord): Promise<'refused' | 'applied'> {
+const ephemeral = (data: unknown) =>
+  (Number((data as { flags?: number } | undefined)?.flags ?? 0) & 64) === 64
+
+/**
+ * What a Discord interaction was told. An ephemeral initial response (flag 64) is a refusal. Any
+ * other initial response is the clicked card's new look (or a deferred update, when the work ran
+ * past the adapter's acknowledgement time), and a refusal then follows as an ephemeral follow-up
+ * (adapters/discord/ack.ts): which of the two it was, the person's audit entry says, and a refused
+ * one must have had its follow-up.
+ */
+async function discordTold(record: InteractionRecord, callId: string): Promise<'refused' | 'applied'> {
   const response = await record.responded
-  const flags = Number((response.data as { flags?: number } | undefined)?.flags ?? 0)
-  return (flags & 64) === 64 ? 'refused' : 'applied'
+  if (ephemeral((response as { data?: unknown }).data)) return 'refused'
+  const entry = await until(
+    async () =>
+      (await b.bridge.store.listAudit({ callId })).find(
+        (a) => a.kind === 'interaction' && a.actor?.userId === record.userId,
+      ),
+    `the audit entry of interaction ${record.id}`,
+  )
+  if (!entry.refused) return 'applied'
+  await until(() => record.followUps.some(ephemeral), `the refusal follow-up of interaction ${record.id}`)
+  return 'refused'
 }
 
 it(`${ROUNDS} rounds of 10 answers to one continued call over five ways in: one party counted`, async () => {
@@ -113,12 +131,12 @@ it(`${ROUNDS} rounds of 10 answers to one continued call over five ways in: one 
       const gateway = discord.prepareClick(discordCard.id, discordButton(1) as string, discordUser(`1${tag}`))
       sends.push(async () => {
         discord.dispatch('INTERACTION_CREATE', gateway.payload)
-        return { way: 'gateway', told: await discordTold(gateway) }
+        return { way: 'gateway', told: await discordTold(gateway, callId) }
       })
       const http = discord.prepareClick(discordCard.id, discordButton(2) as string, discordUser(`2${tag}`))
       sends.push(async () => {
         expect(await discord.postHttpInteraction(http)).toBeLessThan(300)
-        return { way: 'discord-http', told: await discordTold(http) }
+        return { way: 'discord-http', told: await discordTold(http, callId) }
       })
       sends.push(async () => {
         const res = await act(
