@@ -278,7 +278,8 @@ export class FakeSlack {
    * POST a payload to the HTTP interactivity URL, signed like Slack unless told otherwise.
    * `signature: 'forged'` signs with a wrong secret; `timestamp` can make it stale.
    */
-  async sendHttp(
+  /** A signed interactivity request as Slack sends it: where, with which headers and body. */
+  signedRequest(
     payload: Json,
     options: {
       secret?: string
@@ -287,7 +288,7 @@ export class FakeSlack {
       retry?: number
       url?: string
     } = {},
-  ): Promise<{ status: number; body: unknown; timedOut: boolean }> {
+  ): { url: string; headers: Record<string, string>; body: string } {
     const url = options.url ?? this.interactivityUrl
     if (!url) throw new Error('no interactivity URL')
     const body = `payload=${encodeURIComponent(JSON.stringify(payload))}`
@@ -306,6 +307,20 @@ export class FakeSlack {
       headers['x-slack-retry-num'] = String(options.retry)
       headers['x-slack-retry-reason'] = 'http_timeout'
     }
+    return { url, headers, body }
+  }
+
+  async sendHttp(
+    payload: Json,
+    options: {
+      secret?: string
+      timestamp?: number
+      signature?: string | null
+      retry?: number
+      url?: string
+    } = {},
+  ): Promise<{ status: number; body: unknown; timedOut: boolean }> {
+    const { url, headers, body } = this.signedRequest(payload, options)
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), this.options.ackTimeoutMs)
     try {
