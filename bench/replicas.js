@@ -20,6 +20,10 @@ const WARMUP = Number(process.env.BENCH_REPLICA_WARMUP ?? 50)
 const WAKEUPS = Number(process.env.BENCH_REPLICA_WAKEUPS ?? 200)
 const CONCURRENCY = 16
 const GOAL_WAKE_P99_MS = 50
+// A timed wait whose replica is killed turns `continued` by its deadline + this, as the others see it.
+const GOAL_TAKEOVER_MS = 5000
+const TAKEOVERS = Number(process.env.BENCH_REPLICA_TAKEOVERS ?? 5)
+const TAKEOVER_TIMEOUT_MS = 3000
 const PG_URL = process.env.ASKBRIDGE_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test'
 const root = new URL('..', import.meta.url).pathname
 // Slack allows about one post per second per channel and askbridge paces each channel so; every
@@ -45,8 +49,10 @@ async function startReplica(env) {
   })
   return {
     url,
+    child,
     async stop() {
-      if (child.exitCode !== null) return
+      // A process killed by a signal has no exit code, only a signal code.
+      if (child.exitCode !== null || child.signalCode !== null) return
       child.kill('SIGTERM')
       await once(child, 'exit')
     },
@@ -225,6 +231,77 @@ async function measure({ name, db, replicas: count, fake, cardOf, dir, log, wake
   }
 }
 
+/** The call as replica `r` shows it (`state`, `deadline`), or {} while it does not know it yet. */
+async function callView(r, agentId, callId) {
+  const res = await fetch(`${r.url}/v1/questions/${callId}?agentId=${agentId}`)
+  return res.status === 200 ? await res.json() : {}
+}
+
+/** Poll until `check` gives a value; the moment it first does is what the caller measures. */
+async function poll(check, what, timeoutMs) {
+  const until = performance.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined) return value
+    if (performance.now() > until) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/**
+ * A timed wait outlives its replica: two replicas on one schema; a timed ask waits on replica A,
+ * A is killed (SIGKILL) just before the deadline, when its lease was renewed last, and replica B is
+ * polled until it shows the call `continued`. The figure is that moment minus the deadline. A is
+ * started again for the next trial.
+ */
+async function takeovers({ db, log }) {
+  const env = { ASKBRIDGE_DB: db, ASKBRIDGE_LOG_LEVEL: 'warn', ASKBRIDGE_PORT: '0' }
+  const survivor = await startReplica(env)
+  const late = []
+  try {
+    for (let t = 0; t < TAKEOVERS; t++) {
+      const doomed = await startReplica(env)
+      const callId = `takeover-${t}`
+      try {
+        const asking = fetch(`${doomed.url}/v1/ask`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            agentId: 'bench-takeover',
+            callId,
+            timeoutMs: TAKEOVER_TIMEOUT_MS,
+            questions: [{ id: 'go', question: 'Roll back?', options: [{ label: 'Yes' }, { label: 'No' }] }],
+          }),
+        }).catch(() => undefined)
+        const { deadline } = await poll(
+          async () => {
+            const v = await callView(survivor, 'bench-takeover', callId)
+            return v.deadline === undefined ? undefined : v
+          },
+          'the call recorded',
+          10_000,
+        )
+        while (Date.now() < deadline - 300) await new Promise((r) => setTimeout(r, 10))
+        doomed.child.kill('SIGKILL')
+        await asking
+        await poll(
+          async () =>
+            (await callView(survivor, 'bench-takeover', callId)).state === 'continued' ? true : undefined,
+          `${callId} continued on the surviving replica`,
+          30_000,
+        )
+        late.push(Date.now() - deadline)
+      } finally {
+        await doomed.stop()
+      }
+    }
+  } finally {
+    await survivor.stop()
+  }
+  log(`takeover: ${late.map((ms) => fmt(ms)).join(', ')} ms after the deadline`)
+  return { ...summarize(late), all: late }
+}
+
 export default async function replicas({ dir, log }) {
   const routes = Array.from({ length: CHANNELS }, (_, i) => ({
     name: `r${i}`,
@@ -262,6 +339,13 @@ export default async function replicas({ dir, log }) {
     }
   }
   const three = results[2]
+  const schema = await pgSchema('takeover')
+  let takeover
+  try {
+    takeover = await takeovers({ db: schema.url, log })
+  } finally {
+    await schema.drop()
+  }
   const rows = results.map((r) => [
     r.name,
     fmt(r.perSecond),
@@ -312,7 +396,14 @@ ${table(
     ['click sent to B -> ask on A returns', three.crossEndToEnd],
     ['click sent to A -> ask on A returns', three.sameEndToEnd],
   ].map(([what, s]) => [what, s.n, fmt(s.p50), fmt(s.p99), fmt(s.max)]),
-)}`
+)}
+
+A timed wait whose replica dies: two replicas on one PostgreSQL schema, ${TAKEOVERS} trials. A
+blocking ask with \`timeoutMs: ${TAKEOVER_TIMEOUT_MS}\` waits on replica A; A is killed with SIGKILL
+300 ms before the deadline (its lease was renewed last then), and replica B is polled every 20 ms
+until \`GET /v1/questions/:id\` shows the call \`continued\`. The lease lasts 3 s and is renewed
+every second; every replica sweeps for lapsed leases every second. Milliseconds after the deadline:
+${takeover.all.map((ms) => fmt(ms)).join(', ')} (max ${fmt(takeover.max)}).`
   return {
     markdown,
     goals: [
@@ -320,6 +411,11 @@ ${table(
         goal: `cross-replica wake-up p99 < ${GOAL_WAKE_P99_MS} ms (loopback)`,
         figure: `p50 ${fmt(three.wake.p50)} ms, p99 ${fmt(three.wake.p99)} ms (click on B -> answer on A: p99 ${fmt(three.crossEndToEnd.p99)} ms)`,
         pass,
+      },
+      {
+        goal: `a timed wait whose replica is killed turns continued by deadline + ${GOAL_TAKEOVER_MS / 1000} s`,
+        figure: `worst of ${takeover.n}: deadline + ${fmt(takeover.max)} ms (p50 ${fmt(takeover.p50)} ms)`,
+        pass: takeover.n === TAKEOVERS && takeover.max <= GOAL_TAKEOVER_MS,
       },
     ],
   }
