@@ -93,6 +93,15 @@ const BOT_USER = 'U0FAKEBOT'
 const TEAM = { id: 'T0FAKE', domain: 'fake-workspace' }
 const APP_ID = 'A0FAKEAPP'
 
+/** How a request is signed: another secret or timestamp, a given or no signature, a retry. */
+interface SignOptions {
+  secret?: string
+  timestamp?: number
+  signature?: string | null
+  retry?: number
+  url?: string
+}
+
 export class FakeSlack {
   readonly options: Required<FakeSlackOptions>
   /** How many calls the documented rate limits refused with 429 (injected faults not counted). */
@@ -274,20 +283,10 @@ export class FakeSlack {
     return { ack: result, timedOut: false }
   }
 
-  /**
-   * POST a payload to the HTTP interactivity URL, signed like Slack unless told otherwise.
-   * `signature: 'forged'` signs with a wrong secret; `timestamp` can make it stale.
-   */
   /** A signed interactivity request as Slack sends it: where, with which headers and body. */
   signedRequest(
     payload: Json,
-    options: {
-      secret?: string
-      timestamp?: number
-      signature?: string | null
-      retry?: number
-      url?: string
-    } = {},
+    options: SignOptions = {},
   ): { url: string; headers: Record<string, string>; body: string } {
     const url = options.url ?? this.interactivityUrl
     if (!url) throw new Error('no interactivity URL')
@@ -310,15 +309,13 @@ export class FakeSlack {
     return { url, headers, body }
   }
 
+  /**
+   * POST a payload to the HTTP interactivity URL, signed like Slack unless told otherwise.
+   * `signature: 'forged'` signs with a wrong secret; `timestamp` can make it stale.
+   */
   async sendHttp(
     payload: Json,
-    options: {
-      secret?: string
-      timestamp?: number
-      signature?: string | null
-      retry?: number
-      url?: string
-    } = {},
+    options: SignOptions = {},
   ): Promise<{ status: number; body: unknown; timedOut: boolean }> {
     const { url, headers, body } = this.signedRequest(payload, options)
     const controller = new AbortController()
