@@ -4,7 +4,7 @@ import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { cpus } from 'node:os'
-import { join } from 'node:path'
+import { resolve } from 'node:path'
 
 /** The value below which `p` percent of the sorted samples fall (nearest rank). */
 export function percentile(sorted, p) {
@@ -86,9 +86,12 @@ export async function until(check, what, ms = 60_000) {
   }
 }
 
-/** Start `node <args>` in the repository; resolve once `readUrl(child)` gives its URL. */
-export async function startChild(name, args, env, readUrl) {
-  const child = spawn(process.execPath, args, {
+/**
+ * Start `node <args>` in the repository (or, with `command`, that executable file run as it is);
+ * resolve once `readUrl(child)` gives its URL.
+ */
+export async function startChild(name, args, env, readUrl, command = process.execPath) {
+  const child = spawn(command, args, {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -126,15 +129,23 @@ export async function startChild(name, args, env, readUrl) {
 
 /**
  * `askbridge serve` (the CLI) as its own process on a free port, warnings and errors only;
- * `checkout`: another checkout's build instead of this one's (its own `dist/`).
+ * `checkout`: another checkout's build instead of this one's (its own `dist/`). The command file is
+ * run as a user's `npx askbridge serve` runs it, so the Node flags of its `#!` line apply;
+ * `nodeArgs` (a profiler's) go in through NODE_OPTIONS.
  */
 export async function startServe(env, nodeArgs = [], checkout = '.') {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
+  const nodeOptions = [env.NODE_OPTIONS, ...nodeArgs].filter(Boolean).join(' ')
   return startChild(
     'askbridge serve',
-    [...nodeArgs, join(checkout, 'bin/askbridge.js'), 'serve'],
-    { ASKBRIDGE_PORT: String(port), ASKBRIDGE_LOG_LEVEL: 'warn', ...env },
+    ['serve'],
+    {
+      ASKBRIDGE_PORT: String(port),
+      ASKBRIDGE_LOG_LEVEL: 'warn',
+      ...env,
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+    },
     () =>
       until(
         () =>
@@ -144,6 +155,7 @@ export async function startServe(env, nodeArgs = [], checkout = '.') {
           ),
         'askbridge serve to listen',
       ),
+    resolve(root, checkout, 'bin/askbridge.js'),
   )
 }
 
