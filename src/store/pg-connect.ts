@@ -144,11 +144,14 @@ export async function migrate(
 /**
  * Run `fn` in one transaction on one connection; a broken connection is discarded. Driver
  * failures become StorageErrors; `fn`'s own errors (a decision's refusal) pass unchanged.
+ * `opening`: statements (simple protocol, no parameters) sent with the BEGIN in the same round
+ * trip; `fn` gets their results, in order.
  */
 export async function transaction<T>(
   pool: pg.Pool,
   where: string,
-  fn: (c: pg.PoolClient) => Promise<T>,
+  fn: (c: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>,
+  opening?: string,
 ): Promise<T> {
   const client = await pool.connect().catch((error: unknown) => {
     throw fromPgError(error, where)
@@ -161,9 +164,12 @@ export async function transaction<T>(
   }
   client.on('error', onError)
   try {
-    await client.query('BEGIN')
+    // A string of several statements comes back as one result each, BEGIN's first.
+    const begun: pg.QueryResult | pg.QueryResult[] = await client.query(
+      opening ? `BEGIN; ${opening}` : 'BEGIN',
+    )
     try {
-      const result = await fn(client)
+      const result = await fn(client, Array.isArray(begun) ? begun.slice(1) : [])
       await client.query('COMMIT')
       return result
     } catch (error) {

@@ -7,11 +7,19 @@ import type { AuditEntry, CallKey, CallRecord, StoreEvent } from './types.js'
  * store (postgres.ts) decides what to write and when to notify.
  */
 
-/** Append one event to the log; returns its seq. */
-export async function writeEvent(c: Queryable, event: StoreEvent, at: number): Promise<number> {
+/** Append one event to the log and send `notify` (delivered on commit); returns its seq. */
+export async function writeEvent(
+  c: Queryable,
+  event: StoreEvent,
+  at: number,
+  notify: { channel: string; payload: string },
+): Promise<number> {
   const { rows } = await c.query<{ seq: string }>(
-    'INSERT INTO askbridge_events (agent_id, call_id, type, at, data) VALUES ($1, $2, $3, $4, $5) RETURNING seq',
-    [event.agentId, event.callId, event.type, at, JSON.stringify(event)],
+    `WITH e AS (
+       INSERT INTO askbridge_events (agent_id, call_id, type, at, data) VALUES ($1, $2, $3, $4, $5) RETURNING seq
+     )
+     SELECT seq, pg_notify($6, $7) FROM e`,
+    [event.agentId, event.callId, event.type, at, JSON.stringify(event), notify.channel, notify.payload],
   )
   return Number(rows[0]?.seq)
 }

@@ -7,7 +7,14 @@ import { foldCall } from './fold.js'
 import { clientConfig, openPostgres, type PostgresPoolOptions, transaction } from './pg-connect.js'
 import { fromPgError } from './pg-errors.js'
 import { type LeaderHandlers, type Leadership, schemaLeadership } from './pg-leader.js'
-import { DEFAULT_LEASE_MS, lapsedDeadlines, lockCall, renewLeases } from './pg-leases.js'
+import {
+  callOfOpening,
+  DEFAULT_LEASE_MS,
+  lapsedDeadlines,
+  lockAndReadCall,
+  lockCall,
+  renewLeases,
+} from './pg-leases.js'
 import { noteOf, PgListener, type StoreChangeListener } from './pg-notify.js'
 import { PgPosts } from './pg-posts.js'
 import * as reads from './pg-reads.js'
@@ -176,6 +183,13 @@ export class PostgresStore implements Store {
     return transaction(this.pool, this.target.redacted, fn)
   }
 
+  /** A transaction under one call's lock, given the call's row as of the lock (one round trip). */
+  private txOnCall<T>(key: CallKey, fn: (c: pg.PoolClient, call: CallRecord | undefined) => Promise<T>) {
+    this.check()
+    const where = this.target.redacted
+    return transaction(this.pool, where, (c, opened) => fn(c, callOfOpening(opened)), lockAndReadCall(key))
+  }
+
   /** Append one event and fold it into its call's row (inside a transaction). */
   private async insert(
     c: Queryable,
@@ -183,14 +197,15 @@ export class PostgresStore implements Store {
     call: CallRecord | undefined,
   ): Promise<CallRecord | undefined> {
     const at = this.now()
-    const next = foldCall(call, { ...event, seq: await writes.writeEvent(c, event, at), at })
+    // The note is delivered at commit, to every process listening: waiting asks and reply streams
+    // wake up.
+    const notify = { channel: this.channel, payload: noteOf(this.instanceId, event, 'e', event.type) }
+    const next = foldCall(call, { ...event, seq: await writes.writeEvent(c, event, at, notify), at })
     if (next) await writes.writeCall(c, next)
     // This process waits on it: the deadline is its own while the lease is renewed.
     if (event.type === 'asked' && event.timed) {
       await writes.takeLease(c, event, this.instanceId, at + this.leaseMs)
     }
-    // Delivered at commit, to every process listening: waiting asks and reply streams wake up.
-    await c.query('SELECT pg_notify($1, $2)', [this.channel, noteOf(this.instanceId, event, 'e', event.type)])
     return next
   }
 
@@ -205,9 +220,8 @@ export class PostgresStore implements Store {
   }
 
   async transact<T>(key: CallKey, decide: Decision<T>): Promise<T> {
-    return this.tx(async (c) => {
-      await lockCall(c, key)
-      let call = await readCall(c, key)
+    return this.txOnCall(key, async (c, row) => {
+      let call = row
       const { events, result } = decide(call ? structuredClone(call) : undefined)
       for (const event of events) {
         if (event.agentId !== key.agentId || event.callId !== key.callId) {
@@ -278,9 +292,8 @@ export class PostgresStore implements Store {
       return written ? expectedVersion + 1 : undefined
     }
     // With a decision on the call: one transaction, under the call's lock (as `transact` takes it).
-    return this.tx(async (c) => {
-      await lockCall(c, key)
-      let row = await readCall(c, key)
+    return this.txOnCall(key, async (c, read) => {
+      let row = read
       if (!(await writes.writeCard(c, key, expectedVersion, state, at, audit, notify))) return undefined
       for (const event of call(row ? structuredClone(row) : undefined)) {
         if (event.agentId !== key.agentId || event.callId !== key.callId) {

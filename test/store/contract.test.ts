@@ -258,6 +258,26 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
     expect(await store.getCall({ agentId: 'alice', callId: 'other' })).toBeUndefined()
   })
 
+  it('decides on calls whose ids hold quotes, backslashes and SQL, each on its own row', async () => {
+    const store = await open()
+    const odd = [
+      { agentId: "o'brien", callId: "c'); DROP TABLE askbridge_calls; --" },
+      { agentId: 'back\\slash\\', callId: "\\'" },
+      { agentId: '$1', callId: "E'x'" },
+    ]
+    for (const key of odd) await store.append(asked(key))
+    for (const key of odd) {
+      const seen = await store.transact(key, (call) => ({
+        events: [{ type: 'answered', ...key, answers: [] }],
+        result: [call?.agentId, call?.callId],
+      }))
+      expect(seen).toEqual([key.agentId, key.callId])
+      expect(await store.casCard(key, 0, { k: key }, [], (call) => (call ? [] : [asked(key)]))).toBe(1)
+    }
+    for (const key of odd) expect((await store.getCall(key))?.state).toBe('settled')
+    expect((await store.listCalls()).length).toBe(odd.length)
+  })
+
   it('decisions on one call are serialized across processes: 30 racing answers, one wins', async () => {
     const stores = [await open(), await open(), await open()]
     await stores[0]?.append(asked(a1))
