@@ -1,6 +1,5 @@
 import { applyInteraction, finishedRefusal, isLive } from '../card/apply.js'
 import { type CardRef, refMatches } from '../card/codec.js'
-import { shownDigest } from '../card/digest.js'
 import type { CardState, Person } from '../card/types.js'
 import { AskbridgeError } from '../errors.js'
 import type { Logger } from '../log.js'
@@ -63,18 +62,6 @@ function interactionEntry(
     ...(code ? { code } : {}),
     ...(shown ? { shown } : {}),
   }
-}
-
-/**
- * The digest of what the card showed (see {@link shownDigest}), with a hook's whole tool input
- * read from its `hook` audit entry.
- */
-export async function shownOf(store: Store, card: CardState): Promise<string> {
-  const hook = (await store.listAudit({ callId: card.callId })).find(
-    (e) => e.kind === 'hook' && (e.agentId === undefined || e.agentId === card.agentId),
-  )
-  const toolInput = (hook?.detail as { tool_input?: unknown } | undefined)?.tool_input
-  return shownDigest(card, toolInput)
 }
 
 /** Why `person` may not act on this card now (it is finished, or they may not answer), if so. */
@@ -190,8 +177,8 @@ export async function handleInteraction(
   // One person is one approver, whichever platform (or signed-in inbox) they answer from.
   const actor = deps.people.identify(input.interaction.actor)
   const interaction = { ...input.interaction, actor }
-  // What the person was shown, kept with their decision (the questions never change on a card).
-  const shown = found ? await shownOf(deps.store, found.state) : undefined
+  // What the person was shown, kept with their decision (taken when the card was made).
+  const shown = found?.state.shown
   const entry = (refused: boolean, code?: string) =>
     interactionEntry(key ?? { callId: input.callId }, actor, interaction.action, refused, code, shown)
   const refuse = async (code: string, message: string, card?: CardState) => {

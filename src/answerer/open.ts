@@ -18,7 +18,7 @@ export interface OpenDeps {
 }
 
 /** The card for this call: the live one (a re-attach, also after a restart) or a new one. */
-export function openCard(
+export async function openCard(
   deps: OpenDeps,
   request: AnswererRequest,
   plan: RoutePlan & { shown?: OnCallShown },
@@ -26,6 +26,8 @@ export function openCard(
 ): Promise<VersionedCard<CardState>> {
   const { callId } = request
   const key = { agentId: request.agent?.id ?? 'default', callId }
+  // A hook's question: the whole tool input the hook kept, which the card's digest covers.
+  const toolInput = request.tool ? await hookToolInput(deps.store, key) : undefined
   return compareAndSet<VersionedCard<CardState>>(
     deps.store,
     key,
@@ -44,7 +46,7 @@ export function openCard(
           },
         }
       }
-      const card = buildCard(deps, request, plan, destinations)
+      const card = buildCard(deps, request, plan, destinations, toolInput)
       return {
         write: card,
         audit: [{ ...key, kind: 'asked', detail: { route: plan.name } }],
@@ -66,6 +68,7 @@ function buildCard(
   request: AnswererRequest,
   plan: RoutePlan & { shown?: OnCallShown },
   destinations: Destination[],
+  toolInput: unknown,
 ): CardState {
   // Whom the agent acts for: its token's requester, else the `people` entry that runs it.
   const requester = request.agent?.requester ?? deps.people.requesterOf(request.agent?.id ?? 'default')
@@ -80,11 +83,20 @@ function buildCard(
     ...(plan.excludeRequester && requester ? { excluded: deps.people.identify(requester) } : {}),
     route: plan.name,
     ...(request.form ? { form: request.form } : {}),
+    ...(toolInput === undefined ? {} : { toolInput }),
   })
   card.destinations = destinations
   if (plan.escalation.length > 0) card.escalation = plan.escalation
   if (plan.shown) card.oncall = [plan.shown]
   return card
+}
+
+/** A hook's whole tool input, from the `hook` audit entry it wrote before asking. */
+async function hookToolInput(store: Store, key: CallKey): Promise<unknown> {
+  const hook = (await store.listAudit({ callId: key.callId })).find(
+    (e) => e.kind === 'hook' && (e.agentId === undefined || e.agentId === key.agentId),
+  )
+  return (hook?.detail as { tool_input?: unknown } | undefined)?.tool_input
 }
 
 /**

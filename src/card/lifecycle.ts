@@ -1,6 +1,7 @@
 /** A card's life outside interactions: a new card, its status, who is who, and its answer. */
 import type { FormSpec } from '../protocol/form.js'
 import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../protocol/types.js'
+import { shownDigest } from './digest.js'
 import type { CardKind, CardState, CardStatus, Person, QuestionDraft, Refusal, Responders } from './types.js'
 export interface NewCardOptions {
   callId: string
@@ -14,6 +15,8 @@ export interface NewCardOptions {
   route?: string
   /** Typed form fields and their pre-selected answers. */
   form?: FormSpec
+  /** A hook's whole tool input, which the reviewer is shown beside the questions (see `shown`). */
+  toolInput?: unknown
 }
 
 export function cardKindOf(questions: AskUserQuestionItem[]): CardKind {
@@ -28,6 +31,7 @@ export function newCard(options: NewCardOptions): CardState {
     callId: options.callId,
     agentId: options.agentId,
     questions: options.questions,
+    shown: shownDigest(options, options.toolInput),
     kind: cardKindOf(options.questions),
     status: 'open',
     createdAt: options.now,

@@ -76,6 +76,12 @@ export interface CardState {
   closedReason?: string
   /** Recently applied interaction ids, for idempotency of retries and double clicks. */
   seen: string[]
+  /**
+   * What every surface shows of this card, as the digest each decision's audit entry keeps
+   * (`shownDigest` of the questions and a hook's tool input). Neither changes on a card, so it is
+   * taken once, when the card is made, not on every click.
+   */
+  shown: string
   route?: string
   /** Escalation tiers already fired (count). */
   escalated: number

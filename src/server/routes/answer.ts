@@ -1,6 +1,6 @@
 /** `POST /v1/questions/:callId/answer`: a late answer, under the same rules as a click. */
 import { z } from 'zod'
-import { auditSafely, shownOf } from '../../answerer/interactions.js'
+import { auditSafely } from '../../answerer/interactions.js'
 import type { CardState, Person } from '../../card/types.js'
 import { asUserQuestionError } from '../../protocol/errors.js'
 import type { CallKey } from '../../store/types.js'
@@ -33,7 +33,7 @@ export function addAnswerRoutes(router: Router, deps: ApiDeps): void {
     // answer (or its refusal) is audited with the caller as its actor.
     const actor: Person = { platform: 'api', userId: caller.label }
     const card = (await store.getCard<CardState>(key))?.state
-    const shown = card ? await shownOf(store, card) : undefined
+    const shown = card?.shown
     const audit = (refused: boolean, code?: string) =>
       auditSafely(
         { store, log: deps.logger },
