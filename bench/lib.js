@@ -130,8 +130,8 @@ export async function startChild(name, args, env, readUrl, command = process.exe
 /**
  * `askbridge serve` (the CLI) as its own process on a free port, warnings and errors only;
  * `checkout`: another checkout's build instead of this one's (its own `dist/`). The command file is
- * run as a user's `npx askbridge serve` runs it, so the Node flags of its `#!` line apply;
- * `nodeArgs` (a profiler's) go in through NODE_OPTIONS.
+ * run as a user's `npx askbridge serve` runs it (through its `#!` line); `nodeArgs` (a profiler's,
+ * V8's) go in through NODE_OPTIONS.
  */
 export async function startServe(env, nodeArgs = [], checkout = '.') {
   const port = await freePort()

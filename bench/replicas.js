@@ -33,7 +33,7 @@ const channelOf = (i) => `C0REPL${String(i).padStart(4, '0')}`
 
 /** One `askbridge serve`; resolves once it listens (port 0: it says where on stderr). */
 async function startReplica(env) {
-  // The command file itself, as `npx askbridge serve` runs it (its #! line's Node flags apply).
+  // The command file itself, as `npx askbridge serve` runs it.
   const child = spawn(join(root, 'bin/askbridge.js'), ['serve'], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ASKBRIDGE_PORT: '0', ...env },
