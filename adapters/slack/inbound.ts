@@ -18,6 +18,7 @@ import {
   within,
 } from '../../src/adapter-kit.js'
 import {
+  type ActionContext,
   type BlockActionsPayload,
   cardRefOf,
   type DecodeResult,
@@ -112,16 +113,23 @@ export class SlackInbound {
     return guarded
   }
 
+  /**
+   * A private notice about a click, sent after its acknowledgement: what the click did is decided
+   * and stored by then, and a flood of refused clicks is acknowledged without waiting on 500
+   * ephemeral posts. Shutdown still waits for it (SlackNotices tracks what it sends).
+   */
+  #tell(userId: string, text: string, context: ActionContext): void {
+    this.#deps.notices.send(userId, text, context).catch((error: unknown) => {
+      this.#deps.logger.error('a Slack notice was not sent', { error })
+    })
+  }
+
   async #onBlockActions(payload: BlockActionsPayload): Promise<void> {
     const host = this.#deps.host()
     for (const action of decodeBlockActions(payload, this.#deps.now())) {
       const card = await host.getCard(action.ref)
       if (!card) {
-        await this.#deps.notices.send(
-          action.actor.userId,
-          'This question is no longer known to askbridge.',
-          action,
-        )
+        this.#tell(action.actor.userId, 'This question is no longer known to askbridge.', action)
         continue
       }
       await this.#dispatch(host, card, decodedOnCard(action, card), action.actor)
@@ -142,7 +150,7 @@ export class SlackInbound {
   async #dispatch(host: CardHost, card: CardState, result: DecodeResult, actor: Person): Promise<void> {
     switch (result.kind) {
       case 'invalid':
-        await this.#deps.notices.send(actor.userId, result.message, result.context)
+        this.#tell(actor.userId, result.message, result.context)
         return
       case 'modal':
         await this.#openModal(host, card, result, actor)
@@ -154,10 +162,10 @@ export class SlackInbound {
         } catch (error) {
           // Not stored, so not applied: say so, and the person can click again.
           this.#deps.logger.error('a Slack interaction was not applied', { error })
-          await this.#deps.notices.send(actor.userId, notAppliedMessage(error), result.context)
+          this.#tell(actor.userId, notAppliedMessage(error), result.context)
           return
         }
-        if (outcome.message) await this.#deps.notices.send(actor.userId, outcome.message, result.context)
+        if (outcome.message) this.#tell(actor.userId, outcome.message, result.context)
         return
       }
     }

@@ -44,6 +44,39 @@ describe.each<SlackMode>(['socket', 'http'])('Slack %s: what is acknowledged is 
     expect(card?.state.drafts.colour?.selected).toEqual(['Blue'])
   })
 
+  it('a refused click is acknowledged without waiting for its private notice', async () => {
+    // A budget the test would time out on: only the refusal being stored may release the ack.
+    const rig = await startSlackRig(mode, { ackBudgetMs: 60_000 })
+    const bridge = await startBridge(rig)
+    bridges.push(bridge)
+    const asking = bridge.service.ask({
+      questions: [colour],
+      agent: bridge.agent(),
+      wait: { callId: 'told' },
+    })
+    const red = (r: { verb: string; q?: number; o?: number }) => r.verb === 'choose' && r.q === 0 && r.o === 0
+    await until(() => rig.element('told', red), 'card posted')
+    const buttons = rig.element('told', red)
+    await rig.use('told', red, rig.people.ann)
+    await asking
+    // Bob clicks the button he still sees; Slack does not answer the notice until released.
+    const releases = [rig.fake.hold('response_url'), rig.fake.hold('chat.postEphemeral')]
+    if (!buttons) throw new Error('no button')
+    const delivery = await rig.fake.deliver(
+      rig.fake.actionPayload({ id: rig.people.bob.userId }, buttons.message, buttons.actionId),
+    )
+    expect(delivery.timedOut).toBe(false)
+    if (mode === 'http') expect(delivery.status).toBe(200)
+    expect(rig.fake.ephemerals.filter((e) => e.user === rig.people.bob.userId)).toEqual([])
+    for (const release of releases) release()
+    await until(
+      () => rig.fake.ephemerals.some((e) => e.user === rig.people.bob.userId),
+      'the notice, after the ack',
+    )
+    const audit = await bridge.service.store.listAudit({ callId: 'told' })
+    expect(audit.filter((e) => e.kind === 'interaction' && e.refused)).toHaveLength(1)
+  })
+
   it('a slow store does not hold the ack past the budget', async () => {
     const rig = await startSlackRig(mode, { ackBudgetMs: 50 })
     const bridge = await startBridge(rig)

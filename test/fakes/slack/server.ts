@@ -131,6 +131,7 @@ export class FakeSlack {
   #pendingAcks = new Map<string, (payload: unknown) => void>()
   #faults: { method: string; remaining: number; status: number; retryAfter?: number; error?: string }[] = []
   #delays = new Map<string, number>()
+  #holds = new Map<string, Promise<void>>()
   #socketWaiters: (() => void)[] = []
   #limits: SlackLimits | undefined
 
@@ -203,6 +204,22 @@ export class FakeSlack {
   /** Every call to `method` takes `ms` longer (a slow Slack). */
   delay(method: string, ms: number): void {
     this.#delays.set(method, ms)
+  }
+
+  /**
+   * Calls to `method` (`response_url` for posts to a response_url) get no answer until the
+   * returned function is called: a Slack that has not answered yet.
+   */
+  hold(method: string): () => void {
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = () => {
+        this.#holds.delete(method)
+        resolve()
+      }
+    })
+    this.#holds.set(method, held)
+    return release
   }
 
   // ---- Socket Mode ----
@@ -550,6 +567,7 @@ export class FakeSlack {
       return this.#api(url.pathname.slice('/api/'.length), req, raw, res)
     }
     if (req.method === 'POST' && url.pathname.startsWith('/actions/')) {
+      await this.#holds.get('response_url')
       return this.#responseUrl(url.pathname.slice('/actions/'.length), raw, res)
     }
     res.writeHead(404).end()
@@ -602,6 +620,7 @@ export class FakeSlack {
     }
     const delay = this.#delays.get(method)
     if (delay) await new Promise((r) => setTimeout(r, delay))
+    await this.#holds.get(method)
 
     const fault = this.#faults.find((f) => f.remaining > 0 && (f.method === method || f.method === '*'))
     if (fault) {
