@@ -21,6 +21,7 @@ import {
   table,
   until,
 } from './lib.js'
+import { YOUNG_CAP } from './open-asks.js'
 import { pgSchema } from './replicas.js'
 
 // 2,000 clicks: the p99 is then the 20th slowest click, not the 10th. Eight clicks are in flight at
@@ -212,17 +213,22 @@ export default async function click({ dir, log }) {
   try {
     servers.askbridge = await startAskbridge(fake, dir, { profileDir: process.env.BENCH_CLICK_PROFILE })
     servers['askbridge-pg'] = await startAskbridge(fake, dir, { env: { ASKBRIDGE_DB: schema.url } })
+    // The same SQLite serve with V8's young generation capped, as docs/capacity.md suggests.
+    servers['askbridge-capped'] = await startAskbridge(fake, dir, {
+      env: { ASKBRIDGE_DB: join(dir, 'capped.db'), NODE_OPTIONS: YOUNG_CAP },
+    })
     servers.bolt = await startPeer('bolt', fake)
     servers.chat = await startPeer('chat', fake)
     const urls = {
       askbridge: `${servers.askbridge.url}/slack/events`,
       'askbridge-pg': `${servers['askbridge-pg'].url}/slack/events`,
+      'askbridge-capped': `${servers['askbridge-capped'].url}/slack/events`,
       bolt: `${servers.bolt.url}/slack/events`,
       chat: `${servers.chat.url}/api/webhooks/slack`,
     }
-    const names = ['askbridge', 'askbridge-pg', 'bolt', 'chat']
-    const bridges = ['askbridge', 'askbridge-pg']
-    const prefix = { askbridge: '', 'askbridge-pg': 'pg-' }
+    const names = ['askbridge', 'askbridge-pg', 'askbridge-capped', 'bolt', 'chat']
+    const bridges = ['askbridge', 'askbridge-pg', 'askbridge-capped']
+    const prefix = { askbridge: '', 'askbridge-pg': 'pg-', 'askbridge-capped': 'cap-' }
 
     // Warm-up (not counted): each askbridge answers WARMUP cards; the peers take the same payloads.
     let templates
@@ -241,7 +247,7 @@ export default async function click({ dir, log }) {
     const perRound = Math.ceil(CLICKS / ROUNDS)
     const latencies = Object.fromEntries(names.map((name) => [name, []]))
     // Click → the waiting agent has the answer (askbridge), click → the listener runs (Bolt).
-    const toAnswer = { askbridge: [], 'askbridge-pg': [], bolt: [] }
+    const toAnswer = { askbridge: [], 'askbridge-pg': [], 'askbridge-capped': [], bolt: [] }
     // Each round's latencies by server, for the bootstrap: a round's turns are minutes apart from
     // the next round's, seconds apart from each other, so rounds are resampled whole.
     const byRound = []
@@ -251,9 +257,11 @@ export default async function click({ dir, log }) {
     let wrong = 0
     for (let round = 0; round < ROUNDS; round++) {
       // Cards for this round first, so posting them is not measured.
-      const cards = {}
-      for (const name of bridges)
-        cards[name] = await openCards(fake, servers[name].url, `${prefix[name]}r${round}`, perRound)
+      // Each bridge paces its own posts (Slack's workspace limit), so they post side by side.
+      const opened = await Promise.all(
+        bridges.map((name) => openCards(fake, servers[name].url, `${prefix[name]}r${round}`, perRound)),
+      )
+      const cards = Object.fromEntries(bridges.map((name, i) => [name, opened[i]]))
       const bolt = boltClicks(payloads, perRound)
       const order = names.map((_, i) => names[(i + round) % names.length])
       const thisRound = {}
@@ -314,6 +322,7 @@ export default async function click({ dir, log }) {
     const label = {
       askbridge: 'askbridge serve, SQLite',
       'askbridge-pg': 'askbridge serve, PostgreSQL (one replica)',
+      'askbridge-capped': `askbridge serve, SQLite, NODE_OPTIONS=${YOUNG_CAP}`,
       bolt: 'bare Bolt App',
       chat: 'Chat SDK',
     }
@@ -329,7 +338,7 @@ export default async function click({ dir, log }) {
       name === 'bolt' ? '' : interval(name),
       fmt(cpu[name] / stats[name].n),
     ])
-    const answerRows = ['askbridge', 'askbridge-pg', 'bolt'].map((name) => [
+    const answerRows = ['askbridge', 'askbridge-pg', 'askbridge-capped', 'bolt'].map((name) => [
       name === 'bolt'
         ? 'bare Bolt App: click → its listener runs'
         : `${label[name]}: click → the agent has the answer`,
@@ -341,12 +350,13 @@ export default async function click({ dir, log }) {
       name === 'bolt' ? '' : interval(`${name}:answer`, 'bolt:answer'),
     ])
     const markdown = `${CLICKS} signed \`block_actions\` clicks per server, ${CONCURRENCY} at a time over HTTP keep-alive,
-in ${ROUNDS} rounds whose order rotates (askbridge on SQLite, askbridge on PostgreSQL, Bolt, Chat SDK; then
-the same shifted by one; …) after ${WARMUP} warm-up clicks each; short rounds, so a noisy moment of this
+in ${ROUNDS} rounds whose order rotates (askbridge on SQLite, askbridge on PostgreSQL, askbridge on SQLite
+with V8's young generation capped, Bolt, Chat SDK; then the same shifted by one; …) after ${WARMUP} warm-up clicks each; short rounds, so a noisy moment of this
 shared machine falls on every server alike. The ack is timed from sending the signed request to reading
 the whole ack.
 askbridge is \`askbridge serve\` (the CLI, Slack HTTP mode), once on a SQLite file with the default
-durability and once on PostgreSQL (one replica, a schema of its own on the local server), and each click
+durability, once on PostgreSQL (one replica, a schema of its own on the local server), and once more on
+SQLite started with \`NODE_OPTIONS=${YOUNG_CAP}\` (the goals are judged on the first), and each click
 answers an open blocking \`POST /v1/ask\` on its card: the ack comes once the answer is durable. The bare
 Bolt App (\`@slack/bolt\` HTTP receiver, one listener that acks) and the Chat SDK (\`chat\` +
 \`@chat-adapter/slack\`, in-memory state, one \`onAction\` handler, behind a \`node:http\` server) get the
