@@ -25,6 +25,10 @@ export interface HttpErrorOptions {
    * sets it: the status it answers with comes from the code (`errorResponse`).
    */
   status?: number
+  /** Seconds a client should wait before it tries again: the response's `Retry-After`. */
+  retryAfter?: number
+  /** The methods the path takes, for a 405: the response's `Allow`. */
+  allow?: readonly string[]
 }
 
 /**
@@ -37,10 +41,14 @@ export class HttpError extends AskbridgeError {
   override readonly name = 'HttpError' as const
   readonly code: string
   readonly status: number | undefined
+  readonly retryAfter: number | undefined
+  readonly allow: readonly string[] | undefined
 
   constructor(code: string, message: string, options: HttpErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
     this.status = options.status
+    this.retryAfter = options.retryAfter
+    this.allow = options.allow
   }
 }

@@ -113,16 +113,18 @@ export class Edge {
         ? new HttpError(
             'TOO_MANY_CONNECTIONS',
             `this client has ${this.limits.connectionsPerClient} connections open (ASKBRIDGE_MAX_CONNECTIONS_PER_CLIENT)`,
+            { retryAfter: 1 },
           )
         : this.connections.total >= this.limits.connections
           ? new HttpError(
               'OVERLOADED',
               `the bridge has ${this.limits.connections} connections open (ASKBRIDGE_MAX_CONNECTIONS)`,
+              { retryAfter: 1 },
             )
           : undefined
     if (over) {
       this.log.info('connection refused', { client, status: errorResponse(over).status, code: over.code })
-      this.refused.set(socket, Object.assign(over, { retryAfter: '1' }))
+      this.refused.set(socket, over)
       socket.setTimeout(REFUSED_IDLE_MS, () => socket.destroy())
       return
     }
@@ -202,21 +204,17 @@ export class Edge {
   private stream(req: IncomingMessage, res: ServerResponse): void {
     const client = this.clientOf(req)
     if (this.streams.of(client) >= this.limits.streamsPerClient) {
-      throw Object.assign(
-        new HttpError(
-          'TOO_MANY_STREAMS',
-          `this client has ${this.limits.streamsPerClient} event streams open (ASKBRIDGE_MAX_STREAMS_PER_CLIENT)`,
-        ),
-        { retryAfter: '5' },
+      throw new HttpError(
+        'TOO_MANY_STREAMS',
+        `this client has ${this.limits.streamsPerClient} event streams open (ASKBRIDGE_MAX_STREAMS_PER_CLIENT)`,
+        { retryAfter: 5 },
       )
     }
     if (this.streams.total >= this.limits.streams) {
-      throw Object.assign(
-        new HttpError(
-          'OVERLOADED',
-          `the bridge has ${this.limits.streams} event streams open (ASKBRIDGE_MAX_STREAMS)`,
-        ),
-        { retryAfter: '5' },
+      throw new HttpError(
+        'OVERLOADED',
+        `the bridge has ${this.limits.streams} event streams open (ASKBRIDGE_MAX_STREAMS)`,
+        { retryAfter: 5 },
       )
     }
     this.streams.add(client)

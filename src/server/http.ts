@@ -228,8 +228,8 @@ async function route(router: Router, ctx: RequestContext, closing: boolean): Pro
   const match = router.match(method, url.pathname)
   if (!('handler' in match)) {
     if (match.allowed.length > 0) {
-      throw Object.assign(new HttpError('METHOD_NOT_ALLOWED', `use ${match.allowed.join(' or ')}`), {
-        allow: match.allowed.join(', '),
+      throw new HttpError('METHOD_NOT_ALLOWED', `use ${match.allowed.join(' or ')}`, {
+        allow: match.allowed,
       })
     }
     throw new HttpError('NOT_FOUND', `no route for ${method} ${url.pathname}`)

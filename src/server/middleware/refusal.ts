@@ -1,5 +1,6 @@
 /** A request that threw: logged by kind, answered as `{error: {name, code, message}}`. */
 import type { ServerResponse } from 'node:http'
+import { HttpError } from '../../errors.js'
 import type { Logger } from '../../log.js'
 import { isStorageError } from '../../store/errors.js'
 import { sendJson } from '../body.js'
@@ -16,11 +17,10 @@ export function answerError(res: ServerResponse, error: unknown, route: string, 
     res.end()
     return
   }
-  const allow = (error as { allow?: string }).allow
-  const retryAfter = (error as { retryAfter?: number }).retryAfter
   // A body we stopped reading: close the connection rather than drain a huge upload.
   const headers: Record<string, string> = status === 413 ? { connection: 'close' } : {}
-  if (allow) headers.allow = allow
-  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter)
+  if (error instanceof HttpError && error.allow) headers.allow = error.allow.join(', ')
+  if (error instanceof HttpError && error.retryAfter !== undefined)
+    headers['retry-after'] = String(error.retryAfter)
   sendJson(res, status, body, headers)
 }

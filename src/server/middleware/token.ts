@@ -21,11 +21,9 @@ export function tokenStep(credentials: Credentials, limiter: RateLimiter, log: L
       const wait = limiter.take(caller.key, caller.ratePerMinute)
       if (wait > 0) {
         log.info('rate limited', { caller: caller.label })
-        throw Object.assign(
-          new HttpError(
-            'RATE_LIMITED',
-            `this token made more than ${caller.ratePerMinute} requests a minute; try again in ${wait} s`,
-          ),
+        throw new HttpError(
+          'RATE_LIMITED',
+          `this token made more than ${caller.ratePerMinute} requests a minute; try again in ${wait} s`,
           { retryAfter: wait },
         )
       }

@@ -52,8 +52,11 @@ export function addAskRoutes(router: Router, deps: ApiDeps): void {
     // code (the question is not stored: ask again later), never left hanging or dropped.
     if (waitingAsks >= maxWaiting) {
       results({ result: 'OVERLOADED' })
-      refuseOverloaded(res, maxWaiting)
-      return
+      throw new HttpError(
+        'OVERLOADED',
+        `${maxWaiting} asks are already waiting (ASKBRIDGE_MAX_WAITING_ASKS); this one was not taken, ask again shortly`,
+        { retryAfter: OVERLOADED_RETRY_AFTER_S },
+      )
     }
     waitingAsks++
     try {
@@ -75,16 +78,6 @@ function authorize(who: RouteContext['caller'], deps: ApiDeps): Caller {
 
 async function parse(req: IncomingMessage): Promise<AskBody> {
   return parseBody(askBodySchema, await readJson(req))
-}
-
-function refuseOverloaded(res: ServerResponse, maxWaiting: number): void {
-  const refusal = errorResponse(
-    new HttpError(
-      'OVERLOADED',
-      `${maxWaiting} asks are already waiting (ASKBRIDGE_MAX_WAITING_ASKS); this one was not taken, ask again shortly`,
-    ),
-  )
-  sendJson(res, refusal.status, refusal.body, { 'retry-after': String(OVERLOADED_RETRY_AFTER_S) })
 }
 
 /** Hand the ask to the service, or re-attach to the same call in flight. */
