@@ -17,7 +17,6 @@ export {
 } from './answerer/adapter.js'
 export { checkReachable } from './answerer/reachable.js'
 export { Superseding } from './answerer/supersede.js'
-export { displayName, FINISHED_STATUSES, LIVE_STATUSES } from './card/apply.js'
 export {
   type CardRef,
   COMPONENT_ID_PREFIX,
@@ -27,6 +26,7 @@ export {
   encodeComponentId,
 } from './card/codec.js'
 export type { Control, ControlRef, FormKind, OptionView, Tone } from './card/controls.js'
+export { displayName, FINISHED_STATUSES, LIVE_STATUSES } from './card/lifecycle.js'
 export {
   listItemText,
   type Nodes,

@@ -12,8 +12,9 @@ export {
   type Notice,
 } from './answerer/adapter.js'
 export { ChatAnswerer, type ChatAnswererOptions } from './answerer/chat.js'
-export { applyInteraction, cardAnswer, newCard } from './card/apply.js'
+export { applyInteraction } from './card/apply.js'
 export { decodeComponentId, encodeComponentId } from './card/codec.js'
+export { cardAnswer, newCard } from './card/lifecycle.js'
 export type * from './card/types.js'
 export { type Config, loadConfig } from './config/index.js'
 export { AskbridgeError } from './errors.js'

@@ -1,4 +1,4 @@
-import { isLive, samePerson, withStatus } from '../card/apply.js'
+import { isLive, samePerson, withStatus } from '../card/lifecycle.js'
 import type { CardState, Destination, Person } from '../card/types.js'
 import { type Logger, silentLogger } from '../log.js'
 import type { OnCallLookup } from '../oncall/lookup.js'

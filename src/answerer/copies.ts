@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { FINISHED_STATUSES, isLive, LIVE_STATUSES } from '../card/apply.js'
+import { FINISHED_STATUSES, isLive, LIVE_STATUSES } from '../card/lifecycle.js'
 import type { CardState, Destination } from '../card/types.js'
 import type { Logger } from '../log.js'
 import { isStorageError } from '../store/errors.js'

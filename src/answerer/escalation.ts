@@ -1,4 +1,4 @@
-import { isLive, LIVE_STATUSES } from '../card/apply.js'
+import { isLive, LIVE_STATUSES } from '../card/lifecycle.js'
 import type { CardState, Destination } from '../card/types.js'
 import type { Logger } from '../log.js'
 import type { CallKey, Store } from '../store/types.js'

@@ -1,5 +1,6 @@
-import { applyInteraction, finishedRefusal, isLive } from '../card/apply.js'
+import { applyInteraction } from '../card/apply.js'
 import { type CardRef, refMatches } from '../card/codec.js'
+import { finishedRefusal, isLive } from '../card/lifecycle.js'
 import type { CardState, Person } from '../card/types.js'
 import { AskbridgeError } from '../errors.js'
 import type { Logger } from '../log.js'

@@ -1,4 +1,4 @@
-import { isLive, withStatus } from '../card/apply.js'
+import { isLive, withStatus } from '../card/lifecycle.js'
 import type { CardState } from '../card/types.js'
 import { asUserQuestionError } from '../protocol/errors.js'
 import type { UserQuestionService } from '../service/service.js'

@@ -1,5 +1,5 @@
-import { newCard } from '../card/apply.js'
 import { type CardRef, refMatches } from '../card/codec.js'
+import { newCard } from '../card/lifecycle.js'
 import type { CardState, Destination, OnCallShown } from '../card/types.js'
 import { UserQuestionError } from '../protocol/errors.js'
 import type { AnswererRequest } from '../protocol/types.js'

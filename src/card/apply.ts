@@ -14,21 +14,6 @@ import type {
   RefusalCode,
 } from './types.js'
 
-// Where other modules import them from.
-export {
-  cardAnswer,
-  cardKindOf,
-  displayName,
-  FINISHED_STATUSES,
-  finishedRefusal,
-  isLive,
-  LIVE_STATUSES,
-  type NewCardOptions,
-  newCard,
-  samePerson,
-  withStatus,
-} from './lifecycle.js'
-
 /** How many recent interaction ids a card remembers for idempotency. */
 const SEEN_LIMIT = 200
 

@@ -3,9 +3,10 @@
  * decodes its payload to a component reference (src/card/codec.ts) plus what the person entered,
  * and calls this; no surface maps ids to actions itself.
  */
-import { finishedRefusal, isLive } from './apply.js'
+
 import { type ComponentRef, refMatches } from './codec.js'
 import type { Control, FormKind } from './controls.js'
+import { finishedRefusal, isLive } from './lifecycle.js'
 import type { CardAction, CardState, Refusal } from './types.js'
 import { openControls } from './view.js'
 

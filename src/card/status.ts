@@ -2,8 +2,9 @@
  * The status side of the card view (view.ts): what each question shows besides its text, the
  * card's status lines and outcome, and those lines in words for a surface.
  */
-import { isLive } from './apply.js'
+
 import { CARD_WORDS } from './controls.js'
+import { isLive } from './lifecycle.js'
 import type { CardState, Person } from './types.js'
 
 /** What a question shows besides its text. */

@@ -7,8 +7,9 @@
  * Every string in the view has been through {@link cleanText}: labels are for display; actions
  * name options by their real labels, which resolve.ts takes from the card, never from the view.
  */
-import { isLive } from './apply.js'
+
 import { type Control, footer, questionControls } from './controls.js'
+import { isLive } from './lifecycle.js'
 import { outcomeOf, type QuestionStatus, questionStatus, type StatusLine, statusLines } from './status.js'
 import { cleanDeep, oncallText, pickLocale } from './text.js'
 import type { CardKind, CardState, CardStatus } from './types.js'

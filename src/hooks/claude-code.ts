@@ -14,10 +14,6 @@ import type { ExtraChoice, HookPlan } from './plan.js'
 import { HOOK_EVENTS, hookInputSchema } from './schemas.js'
 import type { WholeInput } from './tool.js'
 
-// The rest of the hook's vocabulary, where the server, the CLI and tests import it from.
-export { hookOutput, noDecisionOutput } from './output.js'
-export { APPROVAL, EXTRA_CHOICES, type ExtraChoice, type HookOutcome } from './plan.js'
-
 export interface PlanOptions {
   /** The hook's dialect. @default 'claude-code' */
   client?: HookClient

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import { within } from '../answerer/adapter.js'
 import type { NoticeRequest } from '../answerer/notices.js'
-import { displayName } from '../card/apply.js'
+import { displayName } from '../card/lifecycle.js'
 import type { CardState } from '../card/types.js'
 import { type Logger, silentLogger } from '../log.js'
 import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'

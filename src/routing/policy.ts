@@ -1,4 +1,4 @@
-import { samePerson } from '../card/apply.js'
+import { samePerson } from '../card/lifecycle.js'
 import type { CardState, Person } from '../card/types.js'
 import { respondersOn } from '../platform-descriptor.js'
 import { People } from './people.js'

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { applyInteraction, cardAnswer, newCard } from '../../src/card/apply.js'
+import { applyInteraction } from '../../src/card/apply.js'
+import { cardAnswer, newCard } from '../../src/card/lifecycle.js'
 import type { CardAction, CardState, Interaction, Person } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { colour, regions } from '../helpers/service.js'

@@ -1,6 +1,7 @@
 /** Reasons on approvals: askbridge's own note beside the answer, which stays the option label. */
 import { describe, expect, it } from 'vitest'
-import { applyInteraction, newCard } from '../../src/card/apply.js'
+import { applyInteraction } from '../../src/card/apply.js'
+import { newCard } from '../../src/card/lifecycle.js'
 import type { CardAction, CardState } from '../../src/card/types.js'
 import { LIMITS } from '../../src/protocol/schemas.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'

@@ -295,7 +295,7 @@ describe('Discord end to end', () => {
   it('posts to a direct message when the destination names a user', async () => {
     rig = await discordRig()
     const ref = await rig.adapter.post(
-      (await import('../../src/card/apply.js')).newCard({
+      (await import('../../src/card/lifecycle.js')).newCard({
         callId: 'dm-1',
         agentId: 'a',
         questions: [colour],
@@ -593,7 +593,7 @@ describe('Discord acknowledgements (the 3-second rule)', () => {
 describe('Discord rate limits: per-channel order', () => {
   it('two cards posted back to back keep their order through 429s, and each keeps its edits in order', async () => {
     rig = await discordRig()
-    const { newCard } = await import('../../src/card/apply.js')
+    const { newCard } = await import('../../src/card/lifecycle.js')
     const make = (callId: string) => newCard({ callId, agentId: 'a', questions: [colour], now: Date.now() })
     rig.fake.rateLimit({ method: 'POST', path: '/messages', count: 3, retryAfter: 0.05 })
     const first = rig.adapter.post(make('order-1'), rig.destination)

@@ -1,7 +1,7 @@
 import type { CardHost, ChatAdapter } from '../../src/answerer/adapter.js'
-import { displayName } from '../../src/card/apply.js'
 import { type ComponentRef, cardRef, decodeComponentId, encodeComponentId } from '../../src/card/codec.js'
 import type { ControlRef } from '../../src/card/controls.js'
+import { displayName } from '../../src/card/lifecycle.js'
 import { resolveComponent } from '../../src/card/resolve.js'
 import { statusText } from '../../src/card/status.js'
 import { cleanDeep } from '../../src/card/text.js'

@@ -1,6 +1,8 @@
 /** Hook payloads -> question batches -> exact hook output JSON (pure functions). */
 import { describe, expect, it } from 'vitest'
-import { APPROVAL, hookOutput, planHook } from '../../src/hooks/claude-code.js'
+import { planHook } from '../../src/hooks/claude-code.js'
+import { hookOutput } from '../../src/hooks/output.js'
+import { APPROVAL } from '../../src/hooks/plan.js'
 import { codeBlock, renderTool, TOOL_PREVIEW_CHARS } from '../../src/hooks/tool.js'
 import { checkIntents, checkQuestions } from '../../src/protocol/validate.js'
 import { fixture } from '../helpers/claude-code.js'

@@ -4,9 +4,10 @@
  * cannot render.
  */
 import { describe, expect, it } from 'vitest'
-import { applyInteraction, newCard } from '../../src/card/apply.js'
+import { applyInteraction } from '../../src/card/apply.js'
 import { footer, questionControls } from '../../src/card/controls.js'
 import { checkFieldText } from '../../src/card/fields.js'
+import { newCard } from '../../src/card/lifecycle.js'
 import type { CardAction, CardState } from '../../src/card/types.js'
 import { elicitationContent, elicitationForm, isDeclined, RESPOND_ID } from '../../src/hooks/elicit.js'
 import type { AskUserQuestionAnswerItem } from '../../src/protocol/types.js'

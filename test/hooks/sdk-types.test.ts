@@ -16,7 +16,9 @@ import type {
 } from '@anthropic-ai/claude-agent-sdk'
 import type { AskUserQuestionInput, ExitPlanModeInput } from '@anthropic-ai/claude-agent-sdk/sdk-tools'
 import { describe, expect, it } from 'vitest'
-import { type HookOutcome, hookOutput, planHook } from '../../src/hooks/claude-code.js'
+import { planHook } from '../../src/hooks/claude-code.js'
+import { hookOutput } from '../../src/hooks/output.js'
+import type { HookOutcome } from '../../src/hooks/plan.js'
 import type { HookOutput } from '../../src/hooks/schemas.js'
 import elicitationForm from '../fixtures/claude-code/elicitation-form.json' with { type: 'json' }
 import notification from '../fixtures/claude-code/notification.json' with { type: 'json' }

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { markdownToHtml } from '../../adapters/web/markdown.js'
 import { INBOX_CSP, inboxPage } from '../../adapters/web/page.js'
 import { cardToWebView } from '../../adapters/web/view.js'
-import { newCard } from '../../src/card/apply.js'
+import { newCard } from '../../src/card/lifecycle.js'
 
 describe('markdownToHtml', () => {
   test('escapes HTML before anything else', () => {

@@ -9,8 +9,8 @@ import {
   type ViewPayload,
 } from '../../adapters/slack/decode.js'
 import { encodeModalMetadata, MODAL_INPUT } from '../../adapters/slack/modal.js'
-import { newCard } from '../../src/card/apply.js'
 import { agentTag, type CardRef, type ComponentRef, encodeComponentId } from '../../src/card/codec.js'
+import { newCard } from '../../src/card/lifecycle.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 
 type Json = Record<string, unknown>

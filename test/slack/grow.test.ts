@@ -4,7 +4,7 @@
  */
 import { afterEach, expect, it } from 'vitest'
 import { SlackAdapter, type SlackRef } from '../../adapters/slack/index.js'
-import { newCard } from '../../src/card/apply.js'
+import { newCard } from '../../src/card/lifecycle.js'
 import type { CardState } from '../../src/card/types.js'
 import { FakeSlack } from '../fakes/slack/server.js'
 

@@ -6,8 +6,8 @@ import {
   noticeModal,
   otherModal,
 } from '../../adapters/slack/modal.js'
-import { newCard } from '../../src/card/apply.js'
 import { cardRef, decodeComponentId, encodeComponentId } from '../../src/card/codec.js'
+import { newCard } from '../../src/card/lifecycle.js'
 import type { CardState } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { checkView, mentionsIn } from '../fakes/slack/validate.js'

@@ -1,6 +1,6 @@
 /** The fake Teams holds the bot to Teams' rules: tokens, shapes, the size limit, rate limits. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { newCard } from '../../src/card/apply.js'
+import { newCard } from '../../src/card/lifecycle.js'
 import { FakeTeams } from '../fakes/teams/server.js'
 import { type TeamsRig, teamsRig } from './rig.js'
 

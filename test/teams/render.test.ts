@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { ACTION_KEY, type TeamsMessage } from '../../adapters/teams/card-schema.js'
 import { TEAMS_LIMITS } from '../../adapters/teams/limits.js'
 import { noticeToTeamsMessage } from '../../adapters/teams/notice.js'
-import {
-  ACTION_KEY,
-  cardToTeamsMessage,
-  messageBytes,
-  type TeamsMessage,
-} from '../../adapters/teams/render.js'
-import { newCard } from '../../src/card/apply.js'
+import { cardToTeamsMessage, messageBytes } from '../../adapters/teams/render.js'
 import { decodeComponentId } from '../../src/card/codec.js'
+import { newCard } from '../../src/card/lifecycle.js'
 import type { CardState } from '../../src/card/types.js'
 import type { AskUserQuestionItem } from '../../src/protocol/types.js'
 import { validateActivity } from '../fakes/teams/validate.js'

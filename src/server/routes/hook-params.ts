@@ -1,8 +1,8 @@
 /** The hook routes' query parameters (`?timeout=`, `?route=`, `?client=`, `?choices=`) and errors. */
 import { z } from 'zod'
-import { EXTRA_CHOICES, type ExtraChoice } from '../../hooks/claude-code.js'
 import { HOOK_CLIENTS, type HookClient } from '../../hooks/dialects.js'
 import { HookError } from '../../hooks/errors.js'
+import { EXTRA_CHOICES, type ExtraChoice } from '../../hooks/plan.js'
 import { parseDuration } from '../../routing/duration.js'
 import { HttpError } from '../errors.js'
 

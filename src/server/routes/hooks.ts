@@ -1,6 +1,7 @@
 /** `POST /v1/hooks/claude-code`: a Claude Code `http` hook (`askbridge hook` posts here too). */
-import { noDecisionOutput } from '../../hooks/claude-code.js'
+
 import type { TimeoutDecision } from '../../hooks/dialects.js'
+import { noDecisionOutput } from '../../hooks/output.js'
 import { answerClaudeCodeHook, type HookDeps } from '../../hooks/run.js'
 import { readJson, sendJson } from '../body.js'
 import { requireAgent, requireScope } from '../credentials.js'
