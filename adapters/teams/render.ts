@@ -50,8 +50,6 @@ import { clamp, plain } from './text.js'
 
 type Json = object
 
-// Where the adapter's tests and the cross-surface check import them from.
-
 /** The refresh a card gets, or undefined when every copy shows the controls. */
 function refreshOf(view: CardView, card: CardState, options: RenderOptions): Refresh | undefined {
   const ids = [...new Set(options.refresh?.userIds ?? [])]
