@@ -1,5 +1,5 @@
 // The bench runner: `npm run bench` builds, then runs every section below in order and writes ONE
-// docs/benchmarks.md (machine, date, each section's figures, and every goal of issue #14 with its
+// docs/benchmarks.md (machine, date, each section's figures, and every goal with its
 // measured figure and PASS/FAIL). `npm run bench -- click burst` runs only the named sections and
 // rewrites only their parts of the doc (the other sections' text and goal rows are kept).
 //
@@ -57,6 +57,36 @@ function previous() {
 }
 
 const { parts, rows, full } = previous()
+/**
+ * Write the doc from what has run so far: after every section, so a section that fails or hangs
+ * later keeps the figures already measured.
+ */
+function writeDoc(done) {
+  const fullRun =
+    done && wanted.length === 0 && available.length === SECTIONS.length
+      ? `The last full run (every section) took ${Math.round((performance.now() - runStarted) / 60_000)} min, ${new Date().toISOString().slice(0, 10)}.`
+      : (full ?? 'No full run (every section) has been written yet.')
+  const shown = SECTIONS.filter((name) => parts.has(name))
+  const doc = `# Benchmarks
+
+Written by \`npm run bench\` (bench/run.js runs the sections in bench/, each in one process run, one
+after another). \`npm run bench -- <section> …\` reruns only the named sections and rewrites only
+their parts below. Each section names its date, machine and duration; the figures and ratios that a
+goal compares were measured in the same run. Last written ${new Date().toISOString().slice(0, 10)} on
+${machine()}.
+${fullRun}
+
+## Goals
+
+| section | goal | measured | result |
+|---|---|---|---|
+${shown.flatMap((name) => rows.get(name) ?? []).join('\n')}
+
+${shown.map((name) => `## ${name}\n\n<!-- bench:${name} -->\n${parts.get(name)}<!-- /bench:${name} -->\n`).join('\n')}`
+  writeFileSync(DOC, doc)
+  console.error(`wrote docs/benchmarks.md (${shown.join(', ')})`)
+}
+
 const runStarted = performance.now()
 for (const name of toRun) {
   if (!available.includes(name)) {
@@ -81,32 +111,9 @@ for (const name of toRun) {
       goals.map((g) => `| ${name} | ${g.goal} | ${g.figure} | ${g.pass ? 'PASS' : '**FAIL**'} |`),
     )
     log(`done in ${Math.round(seconds)} s`)
+    writeDoc(name === toRun.at(-1))
     for (const g of goals) log(`${g.pass ? 'PASS' : 'FAIL'} ${g.goal}: ${g.figure}`)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
 }
-
-const fullRun =
-  wanted.length === 0 && available.length === SECTIONS.length
-    ? `The last full run (every section) took ${Math.round((performance.now() - runStarted) / 60_000)} min, ${new Date().toISOString().slice(0, 10)}.`
-    : (full ?? 'No full run (every section) has been written yet.')
-const shown = SECTIONS.filter((name) => parts.has(name))
-const doc = `# Benchmarks
-
-Written by \`npm run bench\` (bench/run.js runs the sections in bench/, each in one process run, one
-after another). \`npm run bench -- <section> …\` reruns only the named sections and rewrites only
-their parts below. Each section names its date, machine and duration; the figures and ratios that a
-goal compares were measured in the same run. Last written ${new Date().toISOString().slice(0, 10)} on
-${machine()}.
-${fullRun}
-
-## Goals (issue #14)
-
-| section | goal | measured | result |
-|---|---|---|---|
-${shown.flatMap((name) => rows.get(name) ?? []).join('\n')}
-
-${shown.map((name) => `## ${name}\n\n<!-- bench:${name} -->\n${parts.get(name)}<!-- /bench:${name} -->\n`).join('\n')}`
-writeFileSync(DOC, doc)
-console.error(`wrote docs/benchmarks.md (${shown.join(', ')})`)

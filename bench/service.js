@@ -2,6 +2,7 @@
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { ChatAnswerer } from '../dist/src/answerer/chat.js'
+import { cardRef } from '../dist/src/card/codec.js'
 import { UserQuestionService } from '../dist/src/service/service.js'
 import { openStore } from '../dist/src/store/index.js'
 import { fmt, summarize, table } from './lib.js'
@@ -34,7 +35,7 @@ class InstantPlatform {
   async post(card) {
     queueMicrotask(() => {
       void this.host.handle({
-        callId: card.callId,
+        ...cardRef(card),
         interaction: {
           id: `click-${card.callId}`,
           actor: { platform: 'slack', userId: 'U1', name: 'Bench' },
@@ -94,7 +95,7 @@ export default async function service({ dir }) {
 (WAL), sequentially, after ${WARMUP} warm-up rounds. The answerer answers at once, so the figures measure
 askbridge's own overhead: validation, the event log writes, the waterfall and (last row) the card
 compare-and-set, audit and copy update. \`durability full\` (the default) fsyncs every commit so an
-acknowledged answer survives power loss; \`normal\` shows what that costs. No goal of issue #14 rests on
+acknowledged answer survives power loss; \`normal\` shows what that costs. No goal rests on
 these; they show the core's cost apart from any platform.
 
 ${table(
