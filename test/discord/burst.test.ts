@@ -50,9 +50,11 @@ it(`${CARDS} cards to one channel against the rate-limited fake: none lost, in o
   expect(posts()).toBeLessThan(CARDS)
 
   await until(() => r.fake.channelMessages().length >= CARDS, 'every card posted', 6000)
-  const first = await Promise.all(
-    Array.from({ length: CARDS }, async (_, i) => (await ref(i))?.messageIds[0]),
-  )
+  // The fake has the last message a moment before the bridge has stored its reference.
+  const firsts = () =>
+    Promise.all(Array.from({ length: CARDS }, async (_, i) => (await ref(i))?.messageIds?.[0]))
+  await until(async () => (await firsts()).every(Boolean), 'every post recorded', 6000)
+  const first = await firsts()
   // None lost, none twice, in the order asked (snowflakes grow with time).
   expect(r.fake.channelMessages()).toHaveLength(CARDS)
   expect(new Set(first).size).toBe(CARDS)
