@@ -3,8 +3,8 @@
  * elicitation property). The card keeps them beside the questions, so a person who types an
  * invalid value is refused at once, before the form completes, on every surface.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import addFormatsModule from 'ajv-formats'
+import { createRequire } from 'node:module'
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv'
 import type { FieldRule } from '../protocol/form.js'
 
 export type FieldValue = string | number | boolean | string[]
@@ -14,17 +14,28 @@ export type FieldCheck = { ok: true; value: FieldValue } | { ok: false; message:
 const YES = new Set(['yes', 'y', 'true'])
 const NO = new Set(['no', 'n', 'false'])
 
-// ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv
-const ajv = addFormats(new Ajv({ allErrors: false, strict: false }))
+const require = createRequire(import.meta.url)
+let ajv: Ajv | undefined
+
+/**
+ * ajv with ajv-formats, loaded when the first typed value is checked: most bridges never see a form
+ * field, and the two are about 11 MiB of RSS. Both are CommonJS, so they load synchronously here.
+ */
+function validator(): Ajv {
+  if (ajv) return ajv
+  const { Ajv: AjvClass } = require('ajv') as typeof import('ajv')
+  // ajv-formats' CommonJS export is the function, with itself as `default`.
+  const addFormats = (require('ajv-formats') as { default: (ajv: Ajv) => Ajv }).default
+  ajv = addFormats(new AjvClass({ allErrors: false, strict: false }))
+  return ajv
+}
 const compiled = new Map<string, ValidateFunction>()
 
 function validatorOf(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema)
   let validate = compiled.get(key)
   if (!validate) {
-    validate = ajv.compile(schema)
+    validate = validator().compile(schema)
     if (compiled.size > 500) compiled.clear()
     compiled.set(key, validate)
   }

@@ -1,6 +1,6 @@
 import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import * as oidc from 'openid-client'
+import type * as Oidc from 'openid-client'
 import { z } from 'zod'
 import { ConfigError } from '../config/env.js'
 import { type Logger, silentLogger } from '../log.js'
@@ -95,7 +95,8 @@ export class InboxSignIn {
   private readonly log: Logger
 
   private constructor(
-    private readonly config: oidc.Configuration,
+    private readonly oidc: typeof Oidc,
+    private readonly config: Oidc.Configuration,
     private readonly options: InboxSignInOptions,
   ) {
     this.key = Buffer.from(
@@ -119,6 +120,8 @@ export class InboxSignIn {
     }
     // Plain http only for a provider on this machine (a local Keycloak, the tests).
     const local = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(issuer.hostname)
+    // Loaded only when sign-in is set up: openid-client and jose are about 8 MiB of RSS.
+    const oidc = await import('openid-client')
     try {
       const config = await oidc.discovery(
         issuer,
@@ -130,7 +133,7 @@ export class InboxSignIn {
           ...(issuer.protocol === 'http:' && local ? { execute: [oidc.allowInsecureRequests] } : {}),
         },
       )
-      return new InboxSignIn(config, options)
+      return new InboxSignIn(oidc, config, options)
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error)
       throw new ConfigError([
@@ -182,17 +185,17 @@ export class InboxSignIn {
   // ---- the flow ----
 
   private async start(res: ServerResponse): Promise<undefined> {
-    const state = oidc.randomState()
-    const nonce = oidc.randomNonce()
-    const verifier = oidc.randomPKCECodeVerifier()
+    const state = this.oidc.randomState()
+    const nonce = this.oidc.randomNonce()
+    const verifier = this.oidc.randomPKCECodeVerifier()
     const redirect = this.options.redirectUri
-    const url = oidc.buildAuthorizationUrl(this.config, {
+    const url = this.oidc.buildAuthorizationUrl(this.config, {
       redirect_uri: redirect,
       scope: 'openid email profile',
       response_type: 'code',
       state,
       nonce,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge: await this.oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
     })
     const flow = { v: 1 as const, state, nonce, verifier, redirect, exp: this.now() + FLOW_TTL_MS }
@@ -225,7 +228,7 @@ export class InboxSignIn {
     current.search = url.search
     let claims: Record<string, unknown>
     try {
-      const tokens = await oidc.authorizationCodeGrant(this.config, current, {
+      const tokens = await this.oidc.authorizationCodeGrant(this.config, current, {
         pkceCodeVerifier: flow.verifier,
         expectedState: flow.state,
         expectedNonce: flow.nonce,
@@ -236,7 +239,7 @@ export class InboxSignIn {
       claims = { ...id }
       // Many providers put e-mail and name in the ID token; the others answer at userinfo.
       if (typeof claims.email !== 'string' || claims.email_verified === undefined) {
-        const info = await oidc.fetchUserInfo(this.config, tokens.access_token, id.sub)
+        const info = await this.oidc.fetchUserInfo(this.config, tokens.access_token, id.sub)
         claims = { ...info, ...id }
       }
     } catch (error) {

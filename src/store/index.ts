@@ -1,12 +1,11 @@
 import { StorageError } from './errors.js'
 import { isPostgresUrl } from './pg-url.js'
-import { PostgresStore, type PostgresStoreOptions } from './postgres.js'
+import type { PostgresStoreOptions } from './postgres.js'
 import { SqliteStore, type SqliteStoreOptions } from './sqlite.js'
 import type { Store } from './types.js'
 
 export * from './errors.js'
 export * from './fold.js'
-export * from './postgres.js'
 export * from './sqlite.js'
 export * from './types.js'
 
@@ -41,6 +40,10 @@ export async function connectStore(
   url: string,
   options: SqliteStoreOptions & PostgresStoreOptions = {},
 ): Promise<Store> {
-  if (isPostgresUrl(url)) return PostgresStore.open(url, options)
+  if (isPostgresUrl(url)) {
+    // Loaded only here: a bridge on SQLite never loads the PostgreSQL driver (about 14 MiB of RSS).
+    const { PostgresStore } = await import('./postgres.js')
+    return PostgresStore.open(url, options)
+  }
   return openStore(url, options)
 }

@@ -1,5 +1,5 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
@@ -252,3 +252,69 @@ function watchServe(child: ChildProcessByStdio<null, Readable, Readable>) {
   })
   return { url, inbox, output: () => stderr }
 }
+
+test('serve on SQLite without sign-in or form fields loads no PostgreSQL driver, OpenID client or ajv', async () => {
+  // Every module the process loads, ESM (a resolve hook) and CommonJS (Module._load), to a file.
+  const loaded = join(cwd, 'loaded.txt')
+  const esmHook = join(cwd, 'esm-hook.mjs')
+  writeFileSync(
+    esmHook,
+    `import { appendFileSync } from 'node:fs'
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context)
+  appendFileSync(${JSON.stringify(loaded)}, resolved.url + '\\n')
+  return resolved
+}`,
+  )
+  const register = join(cwd, 'register.mjs')
+  writeFileSync(
+    register,
+    `import { register } from 'node:module'
+import { pathToFileURL } from 'node:url'
+register(pathToFileURL(${JSON.stringify(esmHook)}))`,
+  )
+  const cjsHook = join(cwd, 'cjs-hook.cjs')
+  writeFileSync(
+    cjsHook,
+    `const Module = require('node:module')
+const { appendFileSync } = require('node:fs')
+const load = Module._load
+Module._load = function (request, parent, isMain) {
+  try { appendFileSync(${JSON.stringify(loaded)}, Module._resolveFilename(request, parent, isMain) + '\\n') } catch {}
+  return load.apply(this, arguments)
+}`,
+  )
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? '',
+      ASKBRIDGE_PORT: '0',
+      ASKBRIDGE_DB: join(cwd, 'lazy.db'),
+      NODE_OPTIONS: `--require ${cjsHook} --import ${register}`,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const served = watchServe(child)
+  const url = await served.url
+  // An ask and its answer go through the store, the card and the inbox.
+  const ask = await fetch(`${url}/v1/ask`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      callId: 'lazy-1',
+      timeoutMs: 1,
+      questions: [{ id: 'go', question: 'Ship?', options: [{ label: 'Yes' }, { label: 'No' }] }],
+    }),
+  })
+  expect(await ask.json()).toMatchObject({ pending: true })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  child.kill('SIGTERM')
+  expect(await exited).toBe(0)
+  const modules = readFileSync(loaded, 'utf8')
+  // The hooks saw the bridge's own modules and its SQLite driver…
+  expect(modules).toContain('/dist/src/store/sqlite.js')
+  expect(modules).toMatch(/node_modules\/better-sqlite3\//)
+  // …and none of what only PostgreSQL, sign-in or a typed form field needs.
+  expect(modules).not.toMatch(/node_modules\/(pg|openid-client|jose|ajv|ajv-formats)\//)
+  expect(modules).not.toContain('/dist/src/store/postgres.js')
+})
