@@ -20,10 +20,21 @@ export async function lockCall(c: Queryable, key: CallKey): Promise<void> {
  * round trip instead of three). They go as one simple query, in which each statement takes its own
  * snapshot, so the row read is the one the lock now guards; the ids are quoted as literals.
  */
-export function lockAndReadCall(key: CallKey): string {
+export function lockAndReadCall(key: CallKey, reserveSeq = false): string {
   const agent = pg.escapeLiteral(key.agentId)
   const call = pg.escapeLiteral(key.callId)
-  return `SELECT pg_advisory_xact_lock(hashtext(${agent}), hashtext(${call})); SELECT record FROM askbridge_calls WHERE agent_id = ${agent} AND call_id = ${call}`
+  const lockAndRead = `SELECT pg_advisory_xact_lock(hashtext(${agent}), hashtext(${call})); SELECT record FROM askbridge_calls WHERE agent_id = ${agent} AND call_id = ${call}`
+  // The seq of the event the transaction will append, drawn now so that its call row can be
+  // folded before the write that stores both (a seq not used is a gap, as after a rollback).
+  return reserveSeq
+    ? `${lockAndRead}; SELECT nextval(pg_get_serial_sequence('askbridge_events', 'seq')) AS seq`
+    : lockAndRead
+}
+
+/** The seq reserved by {@link lockAndReadCall}, from its results. */
+export function seqOfOpening(opened: pg.QueryResult[]): number | undefined {
+  const seq = (opened[2]?.rows[0] as { seq?: string } | undefined)?.seq
+  return seq === undefined ? undefined : Number(seq)
 }
 
 /** The call's row from the results of {@link lockAndReadCall}. */

@@ -29,22 +29,29 @@ export async function writeCall(c: Queryable, call: CallRecord): Promise<void> {
   await c.query(
     `INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, ended_at, record)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-     ON CONFLICT (agent_id, call_id) DO UPDATE SET state = excluded.state, timed = excluded.timed,
-       deadline = excluded.deadline, asked_seq = excluded.asked_seq, settled_seq = excluded.settled_seq,
-       has_reply = excluded.has_reply, ended_at = excluded.ended_at, record = excluded.record`,
-    [
-      call.agentId,
-      call.callId,
-      call.state,
-      call.timed,
-      call.deadline ?? null,
-      call.askedSeq,
-      call.settledSeq ?? null,
-      call.queuedReply !== undefined,
-      call.endedAt ?? null,
-      JSON.stringify(call),
-    ],
+     ${CALL_UPSERT}`,
+    callParams(call),
   )
+}
+
+const CALL_UPSERT = `ON CONFLICT (agent_id, call_id) DO UPDATE SET state = excluded.state, timed = excluded.timed,
+       deadline = excluded.deadline, asked_seq = excluded.asked_seq, settled_seq = excluded.settled_seq,
+       has_reply = excluded.has_reply, ended_at = excluded.ended_at, record = excluded.record`
+
+/** A call row's columns, in the order of the INSERT above. */
+function callParams(call: CallRecord): unknown[] {
+  return [
+    call.agentId,
+    call.callId,
+    call.state,
+    call.timed,
+    call.deadline ?? null,
+    call.askedSeq,
+    call.settledSeq ?? null,
+    call.queuedReply !== undefined,
+    call.endedAt ?? null,
+    JSON.stringify(call),
+  ]
 }
 
 /** This process waits on a timed call: its deadline is this process's until `until`. */
@@ -69,36 +76,101 @@ export async function writeCard(
   audit: AuditEntry[],
   notify: { channel: string; payload: string },
 ): Promise<boolean> {
+  const result = await c.query(
+    `WITH ${cardAndAudit(expectedVersion)} SELECT pg_notify($10, $11) FROM card`,
+    cardParams(key, expectedVersion, state, at, audit, notify),
+  )
+  return result.rowCount === 1
+}
+
+/**
+ * {@link writeCard} and the one event its call step decided, with the call's folded row, in one
+ * statement: the event goes in under `seq`, reserved by the transaction's opening (pg-leases.ts),
+ * so the folded row could be computed before the statement. Nothing but the card is compared:
+ * when the card has moved on, no row of the four is written and false comes back.
+ */
+export async function writeCardAndEvent(
+  c: Queryable,
+  card: {
+    key: CallKey
+    expectedVersion: number
+    state: unknown
+    at: number
+    audit: AuditEntry[]
+    notify: { channel: string; payload: string }
+  },
+  event: { event: StoreEvent; seq: number; notify: { channel: string; payload: string } },
+  call: CallRecord | undefined,
+): Promise<boolean> {
+  const { key, expectedVersion, state, at, audit, notify } = card
+  const params = [
+    ...cardParams(key, expectedVersion, state, at, audit, notify),
+    event.seq,
+    event.event.type,
+    JSON.stringify(event.event),
+    event.notify.channel,
+    event.notify.payload,
+    ...(call ? callParams(call).slice(2) : []),
+  ]
+  const result = await c.query(
+    `WITH ${cardAndAudit(expectedVersion)},
+     event AS (
+       INSERT INTO askbridge_events (seq, agent_id, call_id, type, at, data)
+       SELECT $12, $1, $2, $13, $5, $14 FROM card
+     )${
+       call
+         ? `,
+     call AS (
+       INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, ended_at, record)
+       SELECT $1, $2, $17, $18, $19, $20, $21, $22, $23, $24 FROM card
+       ${CALL_UPSERT}
+     )`
+         : ''
+     }
+     SELECT pg_notify($10, $11), pg_notify($15, $16) FROM card`,
+    params,
+  )
+  return result.rowCount === 1
+}
+
+/** The card's compare-and-set and its audit entries, as the CTEs `card` and `audit` ($1–$9). */
+function cardAndAudit(expectedVersion: number): string {
   const card =
     expectedVersion === 0
       ? `INSERT INTO askbridge_cards (agent_id, call_id, version, status, state, updated_at)
          SELECT $1, $2, 1, $3, $4, $5 WHERE $6::int = 0 ON CONFLICT DO NOTHING RETURNING 1`
       : `UPDATE askbridge_cards SET version = version + 1, status = $3, state = $4, updated_at = $5
          WHERE agent_id = $1 AND call_id = $2 AND version = $6 RETURNING 1`
-  const result = await c.query(
-    `WITH card AS (${card}),
+  return `card AS (${card}),
      audit AS (
        INSERT INTO askbridge_audit (agent_id, call_id, at, data)
        SELECT e.agent_id, e.call_id, $5, e.data
        FROM card, unnest($7::text[], $8::text[], $9::text[]) WITH ORDINALITY AS e(agent_id, call_id, data, n)
        ORDER BY e.n
-     )
-     SELECT pg_notify($10, $11) FROM card`,
-    [
-      key.agentId,
-      key.callId,
-      statusOf(state),
-      JSON.stringify(state),
-      at,
-      expectedVersion,
-      audit.map((e) => e.agentId ?? null),
-      audit.map((e) => e.callId ?? null),
-      audit.map((e) => JSON.stringify(e)),
-      notify.channel,
-      notify.payload,
-    ],
-  )
-  return result.rowCount === 1
+     )`
+}
+
+function cardParams(
+  key: CallKey,
+  expectedVersion: number,
+  state: unknown,
+  at: number,
+  audit: AuditEntry[],
+  notify: { channel: string; payload: string },
+): unknown[] {
+  return [
+    key.agentId,
+    key.callId,
+    statusOf(state),
+    JSON.stringify(state),
+    at,
+    expectedVersion,
+    audit.map((e) => e.agentId ?? null),
+    audit.map((e) => e.callId ?? null),
+    audit.map((e) => JSON.stringify(e)),
+    notify.channel,
+    notify.payload,
+  ]
 }
 
 export async function writeAudit(c: Queryable, entry: AuditEntry, at: number): Promise<void> {

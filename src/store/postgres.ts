@@ -14,6 +14,7 @@ import {
   lockAndReadCall,
   lockCall,
   renewLeases,
+  seqOfOpening,
 } from './pg-leases.js'
 import { noteOf, PgListener, type StoreChangeListener } from './pg-notify.js'
 import { PgPosts } from './pg-posts.js'
@@ -184,10 +185,19 @@ export class PostgresStore implements Store {
   }
 
   /** A transaction under one call's lock, given the call's row as of the lock (one round trip). */
-  private txOnCall<T>(key: CallKey, fn: (c: pg.PoolClient, call: CallRecord | undefined) => Promise<T>) {
+  private txOnCall<T>(
+    key: CallKey,
+    fn: (c: pg.PoolClient, call: CallRecord | undefined, seq: number | undefined) => Promise<T>,
+    reserveSeq = false,
+  ) {
     this.check()
     const where = this.target.redacted
-    return transaction(this.pool, where, (c, opened) => fn(c, callOfOpening(opened)), lockAndReadCall(key))
+    return transaction(
+      this.pool,
+      where,
+      (c, opened) => fn(c, callOfOpening(opened), seqOfOpening(opened)),
+      lockAndReadCall(key, reserveSeq),
+    )
   }
 
   /** Append one event and fold it into its call's row (inside a transaction). */
@@ -292,17 +302,47 @@ export class PostgresStore implements Store {
       return written ? expectedVersion + 1 : undefined
     }
     // With a decision on the call: one transaction, under the call's lock (as `transact` takes it).
-    return this.txOnCall(key, async (c, read) => {
-      let row = read
-      if (!(await writes.writeCard(c, key, expectedVersion, state, at, audit, notify))) return undefined
-      for (const event of call(row ? structuredClone(row) : undefined)) {
-        if (event.agentId !== key.agentId || event.callId !== key.callId) {
-          throw new Error(`casCard on ${key.agentId}/${key.callId} cannot append an event for another call`)
+    return this.txOnCall(
+      key,
+      async (c, read, seq) => {
+        // The step decides on the row as this transaction sees it; it is pure, so deciding before
+        // the card's compare-and-set gives what deciding after it would.
+        let events: StoreEvent[] = []
+        let refusal: { error: unknown } | undefined
+        try {
+          events = call(read ? structuredClone(read) : undefined)
+        } catch (error) {
+          refusal = { error }
         }
-        row = await this.insert(c, event, row)
-      }
-      return expectedVersion + 1
-    })
+        for (const event of events) {
+          if (event.agentId !== key.agentId || event.callId !== key.callId) {
+            throw new Error(`casCard on ${key.agentId}/${key.callId} cannot append an event for another call`)
+          }
+        }
+        const [only] = events
+        // The usual step (a completing click: one event): card, audit, event and call row in one
+        // statement, the transaction three round trips in all.
+        if (!refusal && only && events.length === 1 && only.type !== 'asked' && seq !== undefined) {
+          const next = foldCall(read, { ...only, seq, at })
+          const eventNote = { channel: this.channel, payload: noteOf(this.instanceId, only, 'e', only.type) }
+          const card = { key, expectedVersion, state, at, audit, notify }
+          const written = await writes.writeCardAndEvent(
+            c,
+            card,
+            { event: only, seq, notify: eventNote },
+            next,
+          )
+          return written ? expectedVersion + 1 : undefined
+        }
+        // A card that moved on is a conflict (decided again on the new card), whatever the step said.
+        if (!(await writes.writeCard(c, key, expectedVersion, state, at, audit, notify))) return undefined
+        if (refusal) throw refusal.error
+        let row = read
+        for (const event of events) row = await this.insert(c, event, row)
+        return expectedVersion + 1
+      },
+      true,
+    )
   }
 
   async listCards<T>(filter: CardFilter = {}): Promise<Array<ListedCard<T>>> {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { AskUserQuestionItem, LateReply } from '../../src/protocol/types.js'
 import { PostgresStore } from '../../src/store/postgres.js'
 import { SqliteStore } from '../../src/store/sqlite.js'
-import type { CallKey, CallRecord, Store, StoreEvent } from '../../src/store/types.js'
+import type { CallKey, CallRecord, Store, StoredEvent, StoreEvent } from '../../src/store/types.js'
 import { testSchema } from '../helpers/pg.js'
 import { tempDir } from '../helpers/service.js'
 
@@ -385,9 +385,16 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
     expect((await s0.getCard(a1))?.version).toBe(1)
     expect(await s0.listAudit({ ...a1 })).toEqual([])
     expect((await s0.events()).length).toBe(before)
-    // A lost compare-and-set does not run the step.
+    // A lost compare-and-set writes nothing of the step, and is a conflict even when the step
+    // would have refused: the caller decides again on the card as it is now.
     expect(await s1.casCard(a1, 7, { status: 'answered' }, [], queue(replyOf('c1')))).toBeUndefined()
     expect((await s0.getCall(a1))?.queuedReply).toBeUndefined()
+    expect(
+      await s1.casCard(a1, 7, { status: 'answered' }, [], () => {
+        throw new Error('refused')
+      }),
+    ).toBeUndefined()
+    expect((await s0.events()).length).toBe(before)
     // Racing steps over two handles (each its own version): one card write, one reply queued.
     const wins = await Promise.allSettled(
       Array.from({ length: 10 }, (_, i) =>
@@ -403,6 +410,29 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
       s1.casCard(a1, 2, { status: 'answered', again: true }, [], queue(replyOf('c1'))),
     ).rejects.toThrow('queued already')
     expect((await s0.getCard(a1))?.version).toBe(2)
+  })
+
+  it('a completing step: the card, its audit, the event and the folded call row in one commit', async () => {
+    const [s0, s1] = [await open(), await open()]
+    await s0.append(asked(a1))
+    expect(await s0.casCard(a1, 0, { status: 'open' })).toBe(1)
+    const answers = [{ id: 'q1', selected: ['Yes'] }]
+    const answered = (call: CallRecord | undefined) =>
+      call?.state === 'open' ? [{ type: 'answered' as const, ...a1, answers }] : []
+    expect(await s1.casCard(a1, 1, { status: 'answered' }, [{ ...a1, kind: 'completed' }], answered)).toBe(2)
+    const events = await s0.events({ ...a1 })
+    expect(events.map((e) => e.type)).toEqual(['asked', 'answered'])
+    const last = events.at(-1) as StoredEvent
+    expect(last.seq).toBeGreaterThan((events[0] as StoredEvent).seq)
+    const call = await s0.getCall(a1)
+    expect(call).toMatchObject({ state: 'settled', settledSeq: last.seq, answers })
+    expect(await s0.listCalls({ states: ['open'] })).toEqual([])
+    expect((await s0.listAudit({ ...a1 })).map((e) => e.kind)).toEqual(['completed'])
+    // A later event on the call comes after it in the log.
+    await s0.append({ type: 'reply_discarded', ...a1 })
+    const seqs = (await s0.events({ ...a1 })).map((e) => e.seq)
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y))
+    expect(new Set(seqs).size).toBe(3)
   })
 
   it('lists cards oldest update first, filtered by status', async () => {
