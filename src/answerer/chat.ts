@@ -139,7 +139,7 @@ export class ChatAnswerer {
       adapters: this.adapters,
       holds: this.holds,
       log: this.log,
-      completed: (card, queued) => delivery.completed(card, queued),
+      completed: (card, queued, answered) => delivery.completed(card, queued, answered),
       turns,
       refresh: (key) => this.background(this.copies.refresh(key)),
     }

@@ -1,6 +1,6 @@
 import type { CardState } from '../card/types.js'
 import type { Logger } from '../log.js'
-import type { AskUserQuestionAnswer, LateReply } from '../protocol/types.js'
+import type { AskUserQuestionAnswer, AskUserQuestionAnswerItem, LateReply } from '../protocol/types.js'
 import type { UserQuestionService } from '../service/service.js'
 import { callKeyOf } from '../store/fold.js'
 import type { Holds } from './holds.js'
@@ -28,13 +28,21 @@ export class Delivery {
    * A card just completed (stored with its `completed` audit entry): a continued call's late
    * reply was queued in that commit (`queued`), tell who follows replies; else hand the answer to
    * the ask waiting here (none here: the ask waiting elsewhere, or re-attaching, reads the card).
+   * `answered`: the commit settled the open call with these answers, which that ask returns as
+   * they are (no read of the call back).
    */
-  async completed(card: CardState, queued: LateReply | undefined): Promise<void> {
-    this.deps.holds.releaseAll(callKeyOf(card))
+  async completed(
+    card: CardState,
+    queued: LateReply | undefined,
+    answered?: AskUserQuestionAnswerItem[],
+  ): Promise<void> {
+    const key = callKeyOf(card)
+    this.deps.holds.releaseAll(key)
     if (queued) {
       this.deps.service.emit('reply', { agentId: card.agentId, callId: card.callId, reply: queued })
       return
     }
+    if (answered) this.deps.service.settledByCard(key, answered)
     if (card.result) this.handOver(card, card.result)
   }
 

@@ -5,7 +5,7 @@ import type { CardState, Person } from '../card/types.js'
 import { AskbridgeError } from '../errors.js'
 import type { Logger } from '../log.js'
 import { asUserQuestionError } from '../protocol/errors.js'
-import type { LateReply } from '../protocol/types.js'
+import type { AskUserQuestionAnswerItem, LateReply } from '../protocol/types.js'
 import { checkAnswer } from '../protocol/validate.js'
 import type { People } from '../routing/people.js'
 import type { ResponderPolicy } from '../routing/policy.js'
@@ -29,10 +29,15 @@ export interface InteractionDeps {
   holds: Holds
   log: Logger
   /**
-   * A click completed the card (its `completed` audit entry is written, and `queued`, the late
-   * reply of a continued call, in the same commit): hand its answer over (see delivery.ts).
+   * A click completed the card (its `completed` audit entry is written, and in the same commit
+   * `queued`, the late reply of a continued call, or `answered`, the answers an open call settled
+   * with): hand its answer over (see delivery.ts).
    */
-  completed: (card: CardState, queued: LateReply | undefined) => Promise<void>
+  completed: (
+    card: CardState,
+    queued: LateReply | undefined,
+    answered: AskUserQuestionAnswerItem[] | undefined,
+  ) => Promise<void>
   /** When work that follows an acknowledgement may start (see turns.ts). */
   turns: Turns
   /** Bring every copy of the card up to date, after the acknowledgement. */
@@ -204,10 +209,14 @@ export async function handleInteraction(
       // reply of a continued call, or left to the ask waiting on an open one. Whoever got there
       // first (an answer through the API, another surface) makes this click a refusal.
       let queued: LateReply | undefined
+      // The answers the commit stores on an open call (the ask waiting on it returns them).
+      let answered: AskUserQuestionAnswerItem[] | undefined
       const call = result.completed
         ? (row: CallRecord | undefined) => {
             const step = completionStep(row, next)
             queued = step.result
+            const [event] = step.events
+            answered = event?.type === 'answered' ? event.answers : undefined
             return step.events
           }
         : undefined
@@ -236,7 +245,7 @@ export async function handleInteraction(
           // re-rendering the copies comes after.
           if (result.completed) {
             deps
-              .completed(next, queued)
+              .completed(next, queued, answered)
               .catch((error: unknown) =>
                 deps.log.warn('answer stored but not handed over yet', { ...key, error }),
               )

@@ -26,8 +26,11 @@ export function followLifecycle(
   const onPending = (call: CallKey) => apply(call, { status: 'continued' })
   const onDropped = (call: CallKey, code: string, failure?: unknown) =>
     apply(call, { status: 'cancelled', reason: dropReason(code, failure) })
-  // Answered by another answerer, or a late answer given through the API (not a card).
-  const onAnswered = (call: CallKey) => apply(call, { status: 'elsewhere', reason: 'answered elsewhere' })
+  // Answered by another answerer, or a late answer given through the API; not by the card itself,
+  // which its own commit already shows answered.
+  const onAnswered = (call: CallKey, _answers: unknown, via?: 'card') => {
+    if (via !== 'card') apply(call, { status: 'elsewhere', reason: 'answered elsewhere' })
+  }
   const onReply = (reply: CallKey) =>
     apply(callKeyOf(reply), { status: 'elsewhere', reason: 'answered elsewhere' })
   const onDiscarded = (reply: CallKey) => apply(callKeyOf(reply), { status: 'reopened' })

@@ -12,8 +12,11 @@ export interface ServiceEvents {
   asked: [call: { callId: string; agentId: string; timed: boolean }]
   /** A timed call's window closed: it is continued. */
   pending: [call: CallKey]
-  /** A call settled with an answer (in the window, or a blocking ask). */
-  answered: [call: CallKey, answers: AskUserQuestionAnswerItem[]]
+  /**
+   * A call settled with an answer (in the window, or a blocking ask). `via: 'card'`: the call's
+   * own card stored it (its click's commit settled the call), so the card says so already.
+   */
+  answered: [call: CallKey, answers: AskUserQuestionAnswerItem[], via?: 'card']
   /** A call ended without an answer (failure, abort, cancel). */
   dropped: [call: CallKey, code: string, failure?: UserQuestionError | StorageError]
   /** A late reply was queued for an agent. */

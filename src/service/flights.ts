@@ -1,6 +1,10 @@
 /** The service's in-flight asks: tracked by call, their outcome recorded (settled, pending or dropped) as they end. */
 import { UserQuestionError } from '../protocol/errors.js'
-import type { AskUserQuestionRequest, TimedUserQuestionResult } from '../protocol/types.js'
+import type {
+  AskUserQuestionAnswerItem,
+  AskUserQuestionRequest,
+  TimedUserQuestionResult,
+} from '../protocol/types.js'
 import { isStorageError, type StorageError } from '../store/errors.js'
 import { callKeyString } from '../store/fold.js'
 import type { CallKey, CallRecord, Store } from '../store/types.js'
@@ -27,6 +31,11 @@ export interface FlightDeps {
 export class Flights {
   /** By call key. */
   readonly all = new Map<string, Flight>()
+  /**
+   * Answers a card's commit stored for a call flying here, by call key (see {@link committed}):
+   * its flight settles on them without reading the call back.
+   */
+  readonly #committed = new Map<string, AskUserQuestionAnswerItem[]>()
 
   constructor(private readonly deps: FlightDeps) {}
 
@@ -64,9 +73,10 @@ export class Flights {
         if ('pending' in outcome) {
           controller.abort(new UserQuestionError('ASK_TIMED_OUT', 'the question window closed'))
         }
-        const result = await this.settle({ agentId, callId }, outcome)
+        const stored = 'pending' in outcome ? undefined : this.#committed.get(k)
+        const result = stored ? { answers: stored } : await this.settle({ agentId, callId }, outcome)
         if ('pending' in result) this.deps.emit('pending', { agentId, callId })
-        else this.deps.emit('answered', { agentId, callId }, result.answers)
+        else this.deps.emit('answered', { agentId, callId }, result.answers, stored ? 'card' : undefined)
         return result
       } catch (error) {
         // A storage fault reaches the caller as itself (HTTP 503, retry the same callId): what
@@ -93,12 +103,25 @@ export class Flights {
         throw failure
       } finally {
         callerSignal?.removeEventListener('abort', onCallerAbort)
-        if (this.all.get(k)?.promise === promise) this.all.delete(k)
+        if (this.all.get(k)?.promise === promise) {
+          this.all.delete(k)
+          this.#committed.delete(k)
+        }
       }
     })()
     promise = run
     this.all.set(k, { agentId, callId, controller, promise })
     return promise
+  }
+
+  /**
+   * A card's commit settled this call with `answers` (the ones it stored), and is handing them to
+   * the ask flying here: that ask returns them as they are, without reading the call back.
+   * Ignored when no ask of this call flies here.
+   */
+  committed(call: CallKey, answers: AskUserQuestionAnswerItem[]): void {
+    const k = key(call.agentId, call.callId)
+    if (this.all.has(k)) this.#committed.set(k, answers)
   }
 
   /**

@@ -7,6 +7,7 @@ import type {
   Agent,
   Answerer,
   AskUserQuestionAnswer,
+  AskUserQuestionAnswerItem,
   AskUserQuestionRequest,
   TimedUserQuestionResult,
   UserQuestionProjectionView,
@@ -166,6 +167,15 @@ export class UserQuestionService extends EventEmitter<ServiceEvents> {
     signal?: AbortSignal,
   ): AsyncGenerator<{ remainingMs: number }, void, undefined> {
     return this.waits.attach(typeof agent === 'string' ? agent : agent.id, callId, signal)
+  }
+
+  /**
+   * An answerer's commit settled this call with `answers` (a card's completing click, with its
+   * `answered` event) and is about to hand them to the ask waiting here: that ask returns them
+   * without reading the call back, and its `answered` event says `via: 'card'`.
+   */
+  settledByCard(call: CallKey, answers: AskUserQuestionAnswerItem[]): void {
+    this.flights.committed(call, answers)
   }
 
   /** The in-flight ask for this agent and call, to re-attach a caller to it. */

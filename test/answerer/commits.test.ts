@@ -93,4 +93,61 @@ describe('commits per step', () => {
     const kinds = (await store.listAudit({ callId: 'one' })).map((e) => e.kind)
     expect(kinds).toEqual(['asked', 'interaction', 'completed'])
   })
+
+  it("a completing click: the waiting ask returns the commit's answers without reading the call or the card back", async () => {
+    // Every store method called, reads included, in call order.
+    const calls: string[] = []
+    const real = openStore('memory')
+    const store = new Proxy(real, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver)
+        if (typeof value !== 'function') return value
+        return (...args: unknown[]) => {
+          calls.push(String(name))
+          return value.apply(target, args)
+        }
+      },
+    })
+    const adapter = new MemoryAdapter('slack')
+    const { service, chat, close } = await startAnswerer({
+      adapters: [adapter],
+      destinations: [{ platform: 'slack', channel: 'C1' }],
+      store,
+    })
+    cleanups.push(close)
+    const answered: unknown[][] = []
+    service.on('answered', (...args) => answered.push(args))
+    const agent = service.agents.ensure('agent')
+    const asking = service.ask({ questions: [colour], agent, wait: { callId: 'two' } })
+    await until(() => adapter.messagesFor('two').length === 1, 'card posted')
+    await until(() => calls.includes('updatePost'), 'post recorded')
+    calls.length = 0
+    let returned: string[] | undefined
+    const result = asking.then((r) => {
+      // What the store was asked between the click and the ask's return.
+      returned = [...calls]
+      return r
+    })
+    const outcome = await chat.host.handle({
+      ...refFor('two', 'agent'),
+      interaction: {
+        id: 'c2',
+        actor: ann,
+        action: { type: 'choose', questionId: 'colour', label: 'Red' },
+        at: 1,
+      },
+    })
+    expect(outcome.ok).toBe(true)
+    expect((await result).answers).toEqual([{ id: 'colour', selected: ['Red'] }])
+    // The card's one read (the click's reference) and its commit; the call is not read back.
+    expect(returned).toEqual(['findCards', 'casCard'])
+    // The card itself answered it: nothing tells the card it was answered elsewhere.
+    expect(answered).toEqual([
+      [{ agentId: 'agent', callId: 'two' }, [{ id: 'colour', selected: ['Red'] }], 'card'],
+    ])
+    expect(await real.getCall({ agentId: 'agent', callId: 'two' })).toMatchObject({ state: 'settled' })
+    expect((await real.getCard<{ status: string }>({ agentId: 'agent', callId: 'two' }))?.state.status).toBe(
+      'answered',
+    )
+  })
 })
