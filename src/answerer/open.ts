@@ -1,4 +1,5 @@
 import { type CardRef, refMatches } from '../card/codec.js'
+import { prepareFields } from '../card/fields.js'
 import { newCard } from '../card/lifecycle.js'
 import type { CardState, Destination, OnCallShown } from '../card/types.js'
 import { UserQuestionError } from '../protocol/errors.js'
@@ -86,6 +87,7 @@ function buildCard(
     ...(toolInput === undefined ? {} : { toolInput }),
   })
   card.destinations = destinations
+  if (card.fields) prepareFields(card.fields)
   if (plan.escalation.length > 0) card.escalation = plan.escalation
   if (plan.shown) card.oncall = [plan.shown]
   return card

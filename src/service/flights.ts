@@ -16,6 +16,11 @@ export interface Flight {
   callId: string
   controller: AbortController
   promise: Promise<TimedUserQuestionResult>
+  /**
+   * The answers a card's commit settled the call with, told before it hands them to this ask
+   * (see {@link Flights.committed}): the flight returns them without reading the call back.
+   */
+  stored?: AskUserQuestionAnswerItem[]
 }
 
 export const key = (agentId: string, callId: string) => callKeyString({ agentId, callId })
@@ -31,11 +36,6 @@ export interface FlightDeps {
 export class Flights {
   /** By call key. */
   readonly all = new Map<string, Flight>()
-  /**
-   * Answers a card's commit stored for a call flying here, by call key (see {@link committed}):
-   * its flight settles on them without reading the call back.
-   */
-  readonly #committed = new Map<string, AskUserQuestionAnswerItem[]>()
 
   constructor(private readonly deps: FlightDeps) {}
 
@@ -66,6 +66,7 @@ export class Flights {
     }
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true })
     let promise: Promise<TimedUserQuestionResult> | undefined
+    let flight: Flight | undefined
     const run = (async () => {
       try {
         const outcome = await abortable(body(controller), controller.signal)
@@ -73,7 +74,7 @@ export class Flights {
         if ('pending' in outcome) {
           controller.abort(new UserQuestionError('ASK_TIMED_OUT', 'the question window closed'))
         }
-        const stored = 'pending' in outcome ? undefined : this.#committed.get(k)
+        const stored = 'pending' in outcome ? undefined : flight?.stored
         const result = stored ? { answers: stored } : await this.settle({ agentId, callId }, outcome)
         if ('pending' in result) this.deps.emit('pending', { agentId, callId })
         else this.deps.emit('answered', { agentId, callId }, result.answers, stored ? 'card' : undefined)
@@ -103,14 +104,12 @@ export class Flights {
         throw failure
       } finally {
         callerSignal?.removeEventListener('abort', onCallerAbort)
-        if (this.all.get(k)?.promise === promise) {
-          this.all.delete(k)
-          this.#committed.delete(k)
-        }
+        if (this.all.get(k)?.promise === promise) this.all.delete(k)
       }
     })()
     promise = run
-    this.all.set(k, { agentId, callId, controller, promise })
+    flight = { agentId, callId, controller, promise }
+    this.all.set(k, flight)
     return promise
   }
 
@@ -120,8 +119,8 @@ export class Flights {
    * Ignored when no ask of this call flies here.
    */
   committed(call: CallKey, answers: AskUserQuestionAnswerItem[]): void {
-    const k = key(call.agentId, call.callId)
-    if (this.all.has(k)) this.#committed.set(k, answers)
+    const flight = this.all.get(key(call.agentId, call.callId))
+    if (flight) flight.stored = answers
   }
 
   /**

@@ -12,6 +12,19 @@ export function callKeyString(key: CallKey): string {
 }
 
 /** A card state's `status` (indexed, so live cards are found without reading every card). */
+/**
+ * A decision on one call (`transact`, or `casCard`'s call step) appends events of that call only:
+ * anything else is a programming error, thrown inside the transaction so nothing is written.
+ */
+export function ownEvents<E extends CallKey>(key: CallKey, events: E[], what: 'transact' | 'casCard'): E[] {
+  for (const event of events) {
+    if (event.agentId !== key.agentId || event.callId !== key.callId) {
+      throw new Error(`${what} on ${key.agentId}/${key.callId} cannot append an event for another call`)
+    }
+  }
+  return events
+}
+
 export function statusOf(state: unknown): string | null {
   const status = (state as { status?: unknown } | null)?.status
   return typeof status === 'string' ? status : null

@@ -62,23 +62,27 @@ export async function takeLease(c: Queryable, key: CallKey, owner: string, until
   )
 }
 
+/** A card's compare-and-set: `state` if the card is still at `expectedVersion` (0: absent). */
+export interface CardWrite {
+  key: CallKey
+  expectedVersion: number
+  state: unknown
+  at: number
+  /** Written only when the card is. */
+  audit: AuditEntry[]
+  /** Sent (on commit) only when the card is written. */
+  notify: { channel: string; payload: string }
+}
+
 /**
- * Card compare-and-set, in one statement: true when the card was at `expectedVersion` (0:
- * absent) and is now written. Only then are the `audit` entries written and `notify` sent (on
- * commit), so a step is one round trip and one commit.
+ * Card compare-and-set, in one statement: true when the card was at `expectedVersion` and is now
+ * written. Only then are the audit entries written and the notification sent (on commit), so a
+ * step is one round trip and one commit.
  */
-export async function writeCard(
-  c: Queryable,
-  key: CallKey,
-  expectedVersion: number,
-  state: unknown,
-  at: number,
-  audit: AuditEntry[],
-  notify: { channel: string; payload: string },
-): Promise<boolean> {
+export async function writeCard(c: Queryable, card: CardWrite): Promise<boolean> {
   const result = await c.query(
-    `WITH ${cardAndAudit(expectedVersion)} SELECT pg_notify($10, $11) FROM card`,
-    cardParams(key, expectedVersion, state, at, audit, notify),
+    `WITH ${cardAndAudit(card.expectedVersion)} SELECT pg_notify($10, $11) FROM card`,
+    cardParams(card),
   )
   return result.rowCount === 1
 }
@@ -91,20 +95,12 @@ export async function writeCard(
  */
 export async function writeCardAndEvent(
   c: Queryable,
-  card: {
-    key: CallKey
-    expectedVersion: number
-    state: unknown
-    at: number
-    audit: AuditEntry[]
-    notify: { channel: string; payload: string }
-  },
+  card: CardWrite,
   event: { event: StoreEvent; seq: number; notify: { channel: string; payload: string } },
   call: CallRecord | undefined,
 ): Promise<boolean> {
-  const { key, expectedVersion, state, at, audit, notify } = card
   const params = [
-    ...cardParams(key, expectedVersion, state, at, audit, notify),
+    ...cardParams(card),
     event.seq,
     event.event.type,
     JSON.stringify(event.event),
@@ -113,7 +109,7 @@ export async function writeCardAndEvent(
     ...(call ? callParams(call).slice(2) : []),
   ]
   const result = await c.query(
-    `WITH ${cardAndAudit(expectedVersion)},
+    `WITH ${cardAndAudit(card.expectedVersion)},
      event AS (
        INSERT INTO askbridge_events (seq, agent_id, call_id, type, at, data)
        SELECT $12, $1, $2, $13, $5, $14 FROM card
@@ -150,14 +146,8 @@ function cardAndAudit(expectedVersion: number): string {
      )`
 }
 
-function cardParams(
-  key: CallKey,
-  expectedVersion: number,
-  state: unknown,
-  at: number,
-  audit: AuditEntry[],
-  notify: { channel: string; payload: string },
-): unknown[] {
+/** $1–$11 of {@link cardAndAudit} and its notification. */
+function cardParams({ key, expectedVersion, state, at, audit, notify }: CardWrite): unknown[] {
   return [
     key.agentId,
     key.callId,

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { StorageError } from './errors.js'
-import { foldCall } from './fold.js'
+import { foldCall, ownEvents } from './fold.js'
 import { clientConfig, openPostgres, type PostgresPoolOptions, transaction } from './pg-connect.js'
 import { fromPgError } from './pg-errors.js'
 import { type LeaderHandlers, type Leadership, schemaLeadership } from './pg-leader.js'
@@ -200,6 +200,11 @@ export class PostgresStore implements Store {
     )
   }
 
+  /** An event's notification, delivered at commit to every process listening (waiting asks, reply streams). */
+  private eventNote(event: StoreEvent): { channel: string; payload: string } {
+    return { channel: this.channel, payload: noteOf(this.instanceId, event, 'e', event.type) }
+  }
+
   /** Append one event and fold it into its call's row (inside a transaction). */
   private async insert(
     c: Queryable,
@@ -209,8 +214,11 @@ export class PostgresStore implements Store {
     const at = this.now()
     // The note is delivered at commit, to every process listening: waiting asks and reply streams
     // wake up.
-    const notify = { channel: this.channel, payload: noteOf(this.instanceId, event, 'e', event.type) }
-    const next = foldCall(call, { ...event, seq: await writes.writeEvent(c, event, at, notify), at })
+    const next = foldCall(call, {
+      ...event,
+      seq: await writes.writeEvent(c, event, at, this.eventNote(event)),
+      at,
+    })
     if (next) await writes.writeCall(c, next)
     // This process waits on it: the deadline is its own while the lease is renewed.
     if (event.type === 'asked' && event.timed) {
@@ -233,12 +241,7 @@ export class PostgresStore implements Store {
     return this.txOnCall(key, async (c, row) => {
       let call = row
       const { events, result } = decide(call ? structuredClone(call) : undefined)
-      for (const event of events) {
-        if (event.agentId !== key.agentId || event.callId !== key.callId) {
-          throw new Error(`transact on ${key.agentId}/${key.callId} cannot append an event for another call`)
-        }
-        call = await this.insert(c, event, call)
-      }
+      for (const event of ownEvents(key, events, 'transact')) call = await this.insert(c, event, call)
       return result
     })
   }
@@ -295,10 +298,16 @@ export class PostgresStore implements Store {
   ): Promise<number | undefined> {
     this.check()
     // The notification rides in the write's own commit: a process waiting on this card re-reads it.
-    const notify = { channel: this.channel, payload: noteOf(this.instanceId, key, 'c') }
-    const at = this.now()
+    const card: writes.CardWrite = {
+      key,
+      expectedVersion,
+      state,
+      at: this.now(),
+      audit,
+      notify: { channel: this.channel, payload: noteOf(this.instanceId, key, 'c') },
+    }
     if (!call) {
-      const written = await writes.writeCard(this.db, key, expectedVersion, state, at, audit, notify)
+      const written = await writes.writeCard(this.db, card)
       return written ? expectedVersion + 1 : undefined
     }
     // With a decision on the call: one transaction, under the call's lock (as `transact` takes it).
@@ -310,32 +319,25 @@ export class PostgresStore implements Store {
         let events: StoreEvent[] = []
         let refusal: { error: unknown } | undefined
         try {
-          events = call(read ? structuredClone(read) : undefined)
+          events = ownEvents(key, call(read ? structuredClone(read) : undefined), 'casCard')
         } catch (error) {
           refusal = { error }
-        }
-        for (const event of events) {
-          if (event.agentId !== key.agentId || event.callId !== key.callId) {
-            throw new Error(`casCard on ${key.agentId}/${key.callId} cannot append an event for another call`)
-          }
         }
         const [only] = events
         // The usual step (a completing click: one event): card, audit, event and call row in one
         // statement, the transaction three round trips in all.
         if (!refusal && only && events.length === 1 && only.type !== 'asked' && seq !== undefined) {
-          const next = foldCall(read, { ...only, seq, at })
-          const eventNote = { channel: this.channel, payload: noteOf(this.instanceId, only, 'e', only.type) }
-          const card = { key, expectedVersion, state, at, audit, notify }
+          const next = foldCall(read, { ...only, seq, at: card.at })
           const written = await writes.writeCardAndEvent(
             c,
             card,
-            { event: only, seq, notify: eventNote },
+            { event: only, seq, notify: this.eventNote(only) },
             next,
           )
           return written ? expectedVersion + 1 : undefined
         }
         // A card that moved on is a conflict (decided again on the new card), whatever the step said.
-        if (!(await writes.writeCard(c, key, expectedVersion, state, at, audit, notify))) return undefined
+        if (!(await writes.writeCard(c, card))) return undefined
         if (refusal) throw refusal.error
         let row = read
         for (const event of events) row = await this.insert(c, event, row)

@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { fromSqliteError, StorageError } from './errors.js'
-import { foldCall, statusOf } from './fold.js'
+import { foldCall, ownEvents, statusOf } from './fold.js'
 import { cardsOf } from './rows.js'
 import type { Checkpointer } from './sqlite-checkpoint.js'
 import { GroupCommit } from './sqlite-group.js'
@@ -125,19 +125,14 @@ export class SqliteStore implements Store {
     this.check()
     // Group commit's transaction is IMMEDIATE: the write lock comes first, so a decision always
     // sees the latest row.
-    return this.group.run(() => this.decideInside(key, decide))
+    return this.group.run(() => this.decideInside(key, decide, 'transact'))
   }
 
   /** Read one call's row, decide, append (inside a transaction). */
-  private decideInside<T>(key: CallKey, decide: Decision<T>): T {
+  private decideInside<T>(key: CallKey, decide: Decision<T>, what: 'transact' | 'casCard'): T {
     let call = this.readCall(key)
     const { events, result } = decide(call ? structuredClone(call) : undefined)
-    for (const event of events) {
-      if (event.agentId !== key.agentId || event.callId !== key.callId) {
-        throw new Error(`transact on ${key.agentId}/${key.callId} cannot append an event for another call`)
-      }
-      call = this.insert(event, call)
-    }
+    for (const event of ownEvents(key, events, what)) call = this.insert(event, call)
     return result
   }
 
@@ -205,7 +200,7 @@ export class SqliteStore implements Store {
           : this.stmts.updateCard.run(status, json, at, key.agentId, key.callId, expectedVersion)
       if (result.changes !== 1) return undefined
       // In this write's savepoint: a decision that throws takes the card write back with it.
-      if (call) this.decideInside(key, (row) => ({ events: call(row), result: undefined }))
+      if (call) this.decideInside(key, (row) => ({ events: call(row), result: undefined }), 'casCard')
       for (const entry of audit) this.writeAudit(entry, at)
       return expectedVersion + 1
     })

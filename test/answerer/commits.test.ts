@@ -25,14 +25,17 @@ const WRITES = [
   'pruneAudit',
 ] as const
 
-/** The store, with every write it commits listed in `log` (method name, in call order). */
-function counted(store: Store): { store: Store; log: string[] } {
+/**
+ * The store, with every write it commits listed in `log` (method name, in call order); with
+ * `reads`, every method it is asked.
+ */
+function counted(store: Store, { reads = false } = {}): { store: Store; log: string[] } {
   const log: string[] = []
   const proxy = new Proxy(store, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver)
       if (typeof value !== 'function') return value
-      if ((WRITES as readonly string[]).includes(String(name)))
+      if (reads || (WRITES as readonly string[]).includes(String(name)))
         return (...args: unknown[]) => {
           log.push(String(name))
           return value.apply(target, args)
@@ -41,6 +44,28 @@ function counted(store: Store): { store: Store; log: string[] } {
     },
   })
   return { store: proxy, log }
+}
+
+/** The real service and chat answerer on `store`, a blocking ask `callId` and its card posted and recorded. */
+async function askedWithCard(store: Store, log: string[], callId: string) {
+  const adapter = new MemoryAdapter('slack')
+  const { service, chat, close } = await startAnswerer({
+    adapters: [adapter],
+    destinations: [{ platform: 'slack', channel: 'C1' }],
+    store,
+  })
+  cleanups.push(close)
+  const agent = service.agents.ensure('agent')
+  const asking = service.ask({ questions: [colour], agent, wait: { callId } })
+  await until(() => adapter.messagesFor(callId).length === 1, 'card posted')
+  await until(() => log.includes('updatePost'), 'post recorded')
+  /** Ann chooses Red on the card. */
+  const chooseRed = (id: string) =>
+    chat.host.handle({
+      ...refFor(callId, 'agent'),
+      interaction: { id, actor: ann, action: { type: 'choose', questionId: 'colour', label: 'Red' }, at: 1 },
+    })
+  return { service, asking, chooseRed }
 }
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -55,29 +80,11 @@ describe('commits per step', () => {
     const dir = tempDir()
     cleanups.push(dir.cleanup)
     const { store, log } = counted(openStore(join(dir.dir, 'commits.db')))
-    const adapter = new MemoryAdapter('slack')
-    const { service, chat, close } = await startAnswerer({
-      adapters: [adapter],
-      destinations: [{ platform: 'slack', channel: 'C1' }],
-      store,
-    })
-    cleanups.push(close)
-    const agent = service.agents.ensure('agent')
-    const asking = service.ask({ questions: [colour], agent, wait: { callId: 'one' } })
-    await until(() => adapter.messagesFor('one').length === 1, 'card posted')
-    await until(() => log.includes('updatePost'), 'post recorded')
+    const { asking, chooseRed } = await askedWithCard(store, log, 'one')
     // The ask: its event, the card with its `asked` audit entry; the copy: its claim and its ref.
     expect(log).toEqual(['append', 'casCard', 'claimPost', 'updatePost'])
     log.length = 0
-    const outcome = await chat.host.handle({
-      ...refFor('one', 'agent'),
-      interaction: {
-        id: 'c1',
-        actor: ann,
-        action: { type: 'choose', questionId: 'colour', label: 'Red' },
-        at: 1,
-      },
-    })
+    const outcome = await chooseRed('c1')
     expect(outcome.ok).toBe(true)
     // Applied, audited, completed and the call answered in one commit before the click is answered.
     expect(log).toEqual(['casCard'])
@@ -95,32 +102,12 @@ describe('commits per step', () => {
   })
 
   it("a completing click: the waiting ask returns the commit's answers without reading the call or the card back", async () => {
-    // Every store method called, reads included, in call order.
-    const calls: string[] = []
     const real = openStore('memory')
-    const store = new Proxy(real, {
-      get(target, name, receiver) {
-        const value = Reflect.get(target, name, receiver)
-        if (typeof value !== 'function') return value
-        return (...args: unknown[]) => {
-          calls.push(String(name))
-          return value.apply(target, args)
-        }
-      },
-    })
-    const adapter = new MemoryAdapter('slack')
-    const { service, chat, close } = await startAnswerer({
-      adapters: [adapter],
-      destinations: [{ platform: 'slack', channel: 'C1' }],
-      store,
-    })
-    cleanups.push(close)
+    // Every store method called, reads included, in call order.
+    const { store, log: calls } = counted(real, { reads: true })
+    const { service, asking, chooseRed } = await askedWithCard(store, calls, 'two')
     const answered: unknown[][] = []
     service.on('answered', (...args) => answered.push(args))
-    const agent = service.agents.ensure('agent')
-    const asking = service.ask({ questions: [colour], agent, wait: { callId: 'two' } })
-    await until(() => adapter.messagesFor('two').length === 1, 'card posted')
-    await until(() => calls.includes('updatePost'), 'post recorded')
     calls.length = 0
     let returned: string[] | undefined
     const result = asking.then((r) => {
@@ -128,15 +115,7 @@ describe('commits per step', () => {
       returned = [...calls]
       return r
     })
-    const outcome = await chat.host.handle({
-      ...refFor('two', 'agent'),
-      interaction: {
-        id: 'c2',
-        actor: ann,
-        action: { type: 'choose', questionId: 'colour', label: 'Red' },
-        at: 1,
-      },
-    })
+    const outcome = await chooseRed('c2')
     expect(outcome.ok).toBe(true)
     expect((await result).answers).toEqual([{ id: 'colour', selected: ['Red'] }])
     // The card's one read (the click's reference) and its commit; the call is not read back.

@@ -83,17 +83,10 @@ test('an unreachable PostgreSQL stops serve with ASKBRIDGE_DB and the refusal, n
 
 test('serve starts on the embedded defaults, logs JSON lines without secrets, stops on SIGTERM', async () => {
   const token = 'serve-test-token-123'
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      ASKBRIDGE_PORT: '0',
-      ASKBRIDGE_DB: join(cwd, 'serve.db'),
-      ASKBRIDGE_API_TOKEN: token,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { child, served } = spawnServe({
+    ASKBRIDGE_DB: join(cwd, 'serve.db'),
+    ASKBRIDGE_API_TOKEN: token,
   })
-  const served = watchServe(child)
   const url = await served.url
   const health = await fetch(`${url}/healthz`)
   expect(health.status).toBe(200)
@@ -124,22 +117,15 @@ test('with a token every route but /healthz needs it, Slack clicks pass by signa
     signingSecret: 'serve-signing-secret-9a3b',
   }
   const fake = await FakeSlack.start(secrets)
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      ASKBRIDGE_PORT: '0',
-      ASKBRIDGE_DB: join(cwd, 'secrets.db'),
-      ASKBRIDGE_API_TOKEN: token,
-      ASKBRIDGE_LOG_LEVEL: 'debug',
-      SLACK_BOT_TOKEN: secrets.botToken,
-      SLACK_SIGNING_SECRET: secrets.signingSecret,
-      SLACK_CHANNEL: 'C0SECRETS',
-      SLACK_API_URL: fake.apiUrl,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { child, served } = spawnServe({
+    ASKBRIDGE_DB: join(cwd, 'secrets.db'),
+    ASKBRIDGE_API_TOKEN: token,
+    ASKBRIDGE_LOG_LEVEL: 'debug',
+    SLACK_BOT_TOKEN: secrets.botToken,
+    SLACK_SIGNING_SECRET: secrets.signingSecret,
+    SLACK_CHANNEL: 'C0SECRETS',
+    SLACK_API_URL: fake.apiUrl,
   })
-  const served = watchServe(child)
   try {
     const url = await served.url
     fake.interactivityUrl = `${url}/slack/events`
@@ -233,6 +219,16 @@ test('with a token every route but /healthz needs it, Slack clicks pass by signa
 })
 
 /** Follow a `serve` child's stderr: the inbox URL once it is listening, and everything it logged. */
+/** `askbridge serve` (the built command) in the test folder on a free port, with `env` besides. */
+function spawnServe(env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ASKBRIDGE_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  return { child, served: watchServe(child) }
+}
+
 function watchServe(child: ChildProcessByStdio<null, Readable, Readable>) {
   let stderr = ''
   let found: (link: string) => void = () => {}
@@ -284,17 +280,10 @@ Module._load = function (request, parent, isMain) {
   return load.apply(this, arguments)
 }`,
   )
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      ASKBRIDGE_PORT: '0',
-      ASKBRIDGE_DB: join(cwd, 'lazy.db'),
-      NODE_OPTIONS: `--require ${cjsHook} --import ${register}`,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { child, served } = spawnServe({
+    ASKBRIDGE_DB: join(cwd, 'lazy.db'),
+    NODE_OPTIONS: `--require ${cjsHook} --import ${register}`,
   })
-  const served = watchServe(child)
   const url = await served.url
   // An ask and its answer go through the store, the card and the inbox.
   const ask = await fetch(`${url}/v1/ask`, {
