@@ -11,7 +11,6 @@ export function callKeyString(key: CallKey): string {
   return `${key.agentId}\u0000${key.callId}`
 }
 
-/** A card state's `status` (indexed, so live cards are found without reading every card). */
 /**
  * A decision on one call (`transact`, or `casCard`'s call step) appends events of that call only:
  * anything else is a programming error, thrown inside the transaction so nothing is written.
@@ -25,6 +24,7 @@ export function ownEvents<E extends CallKey>(key: CallKey, events: E[], what: 't
   return events
 }
 
+/** A card state's `status` (indexed, so live cards are found without reading every card). */
 export function statusOf(state: unknown): string | null {
   const status = (state as { status?: unknown } | null)?.status
   return typeof status === 'string' ? status : null
