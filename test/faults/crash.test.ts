@@ -181,7 +181,11 @@ it('kill -9 with 100 open calls at a random instant: all answerable, no duplicat
           }),
         )
       }
-      return fake.calls.filter((c) => c.method === 'chat.postMessage').length >= killAfter
+      // At least one click acknowledged first, or there is nothing to lose: how far the posts
+      // get before the first acknowledgement depends on the machine, not on askbridge.
+      return (
+        acknowledged.size > 0 && fake.calls.filter((c) => c.method === 'chat.postMessage').length >= killAfter
+      )
     },
     'posts under way',
     3000,
