@@ -1,26 +1,21 @@
-/** Opening the SQLite store's file: a private (0600) file, WAL and its pragmas, the migrations, the WAL syncer and checkpointer. */
+/** Opening the SQLite store's file: a private (0600) file, WAL and its pragmas, the migrations and the checkpointer. */
 import { closeSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import type { Logger } from '../log.js'
 import { fromSqliteError, StorageError } from './errors.js'
 import { Checkpointer } from './sqlite-checkpoint.js'
 import { migrateSqlite } from './sqlite-schema.js'
-import { WalSync } from './sqlite-sync.js'
 
 /** The page cache of the store's connection, in KiB (negative: SQLite's unit for KiB). */
-const PAGE_CACHE_KIB = -2000
+export const PAGE_CACHE_KIB = -2000
 
 export interface OpenedSqlite {
   db: Database.Database
-  wal: WalSync
   checkpointer: Checkpointer | undefined
 }
 
 /** Open (creating and migrating) the database; a failure is a StorageError naming the path. */
-export function openSqlite(
-  path: string,
-  options: { durability?: 'full' | 'normal'; log?: Pick<Logger, 'warn'> },
-): OpenedSqlite {
+export function openSqlite(path: string, options: { log?: Pick<Logger, 'warn'> }): OpenedSqlite {
   let db: Database.Database | undefined
   try {
     createPrivate(path)
@@ -34,13 +29,13 @@ export function openSqlite(
     // added to the process's RSS. Pages beyond it come from the OS page cache.
     db.pragma(`cache_size = ${PAGE_CACHE_KIB}`)
     migrateSqlite(db, path)
-    // From here commits do not fsync; `full` durability syncs the WAL after each (sqlite-sync.ts).
+    // From here this connection only reads (or, in memory, commits what needs no sync): a file's
+    // writer thread syncs the WAL after each commit (sqlite-writer.ts).
     db.pragma('synchronous = NORMAL')
-    const wal = new WalSync(options.durability === 'normal' || inMemory ? undefined : `${db.name}-wal`)
     const checkpointer = inMemory
       ? undefined
       : new Checkpointer(db, db.name, options.log ? { log: options.log } : {})
-    return { db, wal, checkpointer }
+    return { db, checkpointer }
   } catch (error) {
     db?.close()
     const fault = fromSqliteError(error)

@@ -1,18 +1,28 @@
-/** The embedded SQLite store (SqliteStore): writes through group commit, reads in sqlite-reads.ts, opening in sqlite-open.ts. */
+/** The embedded SQLite store (SqliteStore): reads here and in sqlite-reads.ts, writes in sqlite-writes.ts through group commit, opening in sqlite-open.ts. */
 import type Database from 'better-sqlite3'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { fromSqliteError, StorageError } from './errors.js'
-import { foldCall, ownEvents, statusOf } from './fold.js'
+import { callKeyOf, ownEvents, statusOf } from './fold.js'
 import { cardsOf } from './rows.js'
 import type { Checkpointer } from './sqlite-checkpoint.js'
-import { GroupCommit } from './sqlite-group.js'
+import { GroupCommit, type Settled } from './sqlite-group.js'
 import { openSqlite } from './sqlite-open.js'
 import { SqlitePosts } from './sqlite-posts.js'
 import * as reads from './sqlite-reads.js'
-import { type CallRow, callRow, parseCalls } from './sqlite-schema.js'
+import { type CallRow, parseCalls } from './sqlite-schema.js'
 import { SqliteSessions } from './sqlite-sessions.js'
 import { type SqliteStatements, sqliteStatements } from './sqlite-statements.js'
-import type { WalSync } from './sqlite-sync.js'
+import { type WriterConnection, writerConnection } from './sqlite-writer-thread.js'
+import {
+  type AuditRow,
+  type DecidedEvents,
+  fromWire,
+  type Outcome,
+  SqliteWrites,
+  STALE,
+  STEP_FAILED,
+  type WriteOp,
+} from './sqlite-writes.js'
 
 export { SQLITE_SCHEMA_VERSION } from './sqlite-schema.js'
 
@@ -49,10 +59,22 @@ export interface SqliteStoreOptions {
 }
 
 /**
+ * How often one write is decided again because its call's row changed under it (another write of
+ * the same batch, another process). Past this the row is changing faster than anyone can decide.
+ */
+const MAX_DECISIONS = 100
+
+/**
  * The embedded default store: better-sqlite3 in WAL mode. Each call's folded state lives in the
  * `calls` table, written in the same transaction as its events, so reads are indexed queries
  * (another process writing the same file is seen at once) and nothing holds the history in
  * memory. `':memory:'` gives a throwaway store for tests.
+ *
+ * Reads run on this thread's connection. Writes are data (sqlite-writes.ts), batched per turn by
+ * group commit and committed by the writer thread's connection (sqlite-writer.ts); an in-memory
+ * database, which no second connection can open, commits them on this thread. A decision
+ * (`transact`, `casCard`'s call step) is taken here on the row as read, and is applied only if the
+ * row is still that one when it commits; otherwise it is taken again on the newer row.
  */
 export class SqliteStore implements Store {
   readonly path: string
@@ -62,13 +84,10 @@ export class SqliteStore implements Store {
   private readonly stmts: SqliteStatements
   private readonly posts: SqlitePosts
   private readonly sessions: SqliteSessions
-  /**
-   * Every write goes through it, so durability is decided in one place: one commit for the writes
-   * of one turn, each settled once that commit is synced (see sqlite-group.ts).
-   */
-  private readonly group: GroupCommit
-  /** Makes commits durable off the event loop (see sqlite-sync.ts). */
-  private readonly wal: WalSync
+  /** Every write goes through it: one commit for the writes of one turn (see sqlite-group.ts). */
+  private readonly group: GroupCommit<WriteOp>
+  /** The writer thread's connection; none in memory. */
+  private readonly writer: WriterConnection | undefined
   /** Checkpoints the WAL off the event loop (see sqlite-checkpoint.ts); none in memory. */
   readonly checkpointer: Checkpointer | undefined
 
@@ -77,63 +96,96 @@ export class SqliteStore implements Store {
     this.now = options.now ?? Date.now
     const opened = openSqlite(path, options)
     this.db = opened.db
-    this.wal = opened.wal
     this.checkpointer = opened.checkpointer
     this.posts = new SqlitePosts(this.db)
     this.sessions = new SqliteSessions(this.db)
-    const checkpointer = this.checkpointer
-    this.group = new GroupCommit(
-      this.db,
-      () => this.wal.sync(),
-      () => checkpointer?.committed(),
-    )
     this.stmts = sqliteStatements(this.db)
+    const checkpointer = this.checkpointer
+    if (this.db.memory) {
+      const writes = new SqliteWrites(this.db)
+      this.group = new GroupCommit(async (ops) => {
+        // In memory: nothing to sync, durable once committed.
+        return writes.commit(ops).map(settled)
+      })
+    } else {
+      const writer = writerConnection(this.db.name, options.durability !== 'normal')
+      this.writer = writer
+      this.group = new GroupCommit(async (ops) => {
+        const outcomes = await writer.commit(ops)
+        checkpointer?.committed()
+        return outcomes.map(settled)
+      })
+    }
   }
 
   private check(): void {
     if (this.closed) throw new StorageError('unavailable', 'storage unavailable: the store is closed')
   }
 
+  private readRow(key: CallKey): CallRow | undefined {
+    return this.stmts.getCall.get(key.agentId, key.callId) as CallRow | undefined
+  }
+
   private readCall(key: CallKey): CallRecord | undefined {
-    const row = this.stmts.getCall.get(key.agentId, key.callId) as CallRow | undefined
+    const row = this.readRow(key)
     return row ? (JSON.parse(row.data) as CallRecord) : undefined
   }
 
-  /** Append one event and fold it into its call's row (inside a transaction). */
-  private insert(event: StoreEvent, call: CallRecord | undefined): CallRecord | undefined {
-    const at = this.now()
-    const { lastInsertRowid } = this.stmts.insertEvent.run(
-      event.agentId,
-      event.callId,
-      event.type,
-      at,
-      JSON.stringify(event),
+  /**
+   * Decide on the call's row as read here, and commit `write` of that decision; decide again while
+   * the row it was taken on changed before the commit (`STALE`).
+   */
+  private async decided<T>(
+    key: CallKey,
+    decide: (call: CallRecord | undefined) => T,
+    events: (decision: T) => StoreEvent[],
+    write: (decided: DecidedEvents, failed: boolean) => WriteOp,
+    what: 'transact' | 'casCard',
+  ): Promise<{ decision: T; value: unknown }> {
+    for (let attempt = 0; attempt < MAX_DECISIONS; attempt++) {
+      const row = this.readRow(key)
+      const expect = row?.data ?? null
+      let decision: { ok: true; value: T } | { ok: false; error: unknown }
+      try {
+        const value = decide(row ? (JSON.parse(row.data) as CallRecord) : undefined)
+        ownEvents(key, events(value), what)
+        decision = { ok: true, value }
+      } catch (error) {
+        decision = { ok: false, error }
+      }
+      // A decision that threw is checked against the row too: it stands only if taken on the latest.
+      const decided = decision.ok ? events(decision.value) : []
+      const value = await this.group.run<unknown>(
+        write({ expect, events: decided, at: decided.map(() => this.now()) }, !decision.ok),
+      )
+      if (value === STALE) continue
+      if (!decision.ok) {
+        if (value === STEP_FAILED || what === 'transact') throw decision.error
+        return { decision: undefined as T, value }
+      }
+      return { decision: decision.value, value }
+    }
+    throw new StorageError(
+      'locked',
+      `storage unavailable: the call ${key.agentId}/${key.callId} kept changing`,
     )
-    const next = foldCall(call, { ...event, seq: Number(lastInsertRowid), at })
-    if (next) this.stmts.putCall.run(callRow(next))
-    return next
   }
 
   async append(...events: StoreEvent[]): Promise<void> {
     this.check()
-    await this.group.run(() => {
-      for (const event of events) this.insert(event, this.readCall(event))
-    })
+    await this.group.run({ op: 'append', events, at: events.map(() => this.now()) })
   }
 
   async transact<T>(key: CallKey, decide: Decision<T>): Promise<T> {
     this.check()
-    // Group commit's transaction is IMMEDIATE: the write lock comes first, so a decision always
-    // sees the latest row.
-    return this.group.run(() => this.decideInside(key, decide, 'transact'))
-  }
-
-  /** Read one call's row, decide, append (inside a transaction). */
-  private decideInside<T>(key: CallKey, decide: Decision<T>, what: 'transact' | 'casCard'): T {
-    let call = this.readCall(key)
-    const { events, result } = decide(call ? structuredClone(call) : undefined)
-    for (const event of ownEvents(key, events, what)) call = this.insert(event, call)
-    return result
+    const { decision } = await this.decided(
+      key,
+      decide,
+      (d) => d.events,
+      (decided) => ({ op: 'decide', key: callKeyOf(key), ...decided }),
+      'transact',
+    )
+    return decision.result
   }
 
   async getCall(key: CallKey): Promise<CallRecord | undefined> {
@@ -190,20 +242,27 @@ export class SqliteStore implements Store {
     call?: CallStep,
   ): Promise<number | undefined> {
     this.check()
-    const json = JSON.stringify(state)
-    const status = statusOf(state)
     const at = this.now()
-    return this.group.run(() => {
-      const result =
-        expectedVersion === 0
-          ? this.stmts.insertCard.run(key.agentId, key.callId, status, json, at)
-          : this.stmts.updateCard.run(status, json, at, key.agentId, key.callId, expectedVersion)
-      if (result.changes !== 1) return undefined
-      // In this write's savepoint: a decision that throws takes the card write back with it.
-      if (call) this.decideInside(key, (row) => ({ events: call(row), result: undefined }), 'casCard')
-      for (const entry of audit) this.writeAudit(entry, at)
-      return expectedVersion + 1
-    })
+    const card = {
+      op: 'card' as const,
+      key: callKeyOf(key),
+      expectedVersion,
+      status: statusOf(state),
+      state: JSON.stringify(state),
+      at,
+      audit: audit.map((entry) => auditRow(entry, at)),
+    }
+    if (!call) return this.group.run<number | undefined>(card)
+    // The call step throws on a row it refuses: the card is then not written, unless it had
+    // moved on anyway (a conflict, undefined), which the commit tells.
+    const { value } = await this.decided(
+      key,
+      call,
+      (events) => events,
+      (decided, failed) => ({ ...card, step: { ...decided, failed } }),
+      'casCard',
+    )
+    return value as number | undefined
   }
 
   async findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
@@ -218,7 +277,7 @@ export class SqliteStore implements Store {
 
   async addPost(post: PostRecord): Promise<boolean> {
     this.check()
-    return this.group.run(() => this.posts.add(post))
+    return this.group.run({ op: 'addPost', post })
   }
 
   async claimPost(
@@ -226,17 +285,17 @@ export class SqliteStore implements Store {
     claim: PostClaim,
   ): Promise<{ createdAt: number; taken: boolean } | undefined> {
     this.check()
-    return this.group.run(() => this.posts.claim(post, claim))
+    return this.group.run({ op: 'claimPost', post, claim })
   }
 
   async renewPostClaims(owner: string, until: number): Promise<void> {
     this.check()
-    await this.group.run(() => this.posts.renew(owner, until))
+    await this.group.run({ op: 'renewPosts', owner, until })
   }
 
   async releasePost(key: CallKey, destKey: string, owner: string): Promise<void> {
     this.check()
-    await this.group.run(() => this.posts.release(key, destKey, owner))
+    await this.group.run({ op: 'releasePost', key: callKeyOf(key), destKey, owner })
   }
 
   async lapsedPosts(now: number, limit: number): Promise<PostRecord[]> {
@@ -246,7 +305,7 @@ export class SqliteStore implements Store {
 
   async updatePost(key: CallKey, destKey: string, ref: unknown): Promise<void> {
     this.check()
-    await this.group.run(() => this.posts.update(key, destKey, ref))
+    await this.group.run({ op: 'updatePost', key: callKeyOf(key), destKey, ref })
   }
 
   async listPosts(key: CallKey): Promise<PostRecord[]> {
@@ -256,11 +315,7 @@ export class SqliteStore implements Store {
 
   async audit(entry: AuditEntry): Promise<void> {
     this.check()
-    await this.group.run(() => this.writeAudit(entry, this.now()))
-  }
-
-  private writeAudit(entry: AuditEntry, at: number): void {
-    this.stmts.audit.run(entry.agentId ?? null, entry.callId ?? null, at, JSON.stringify(entry))
+    await this.group.run({ op: 'audit', row: auditRow(entry, this.now()) })
   }
 
   async listAudit(
@@ -272,26 +327,17 @@ export class SqliteStore implements Store {
 
   async pruneCalls(before: number, limit: number): Promise<number> {
     this.check()
-    const { endedCalls, deleteEvents, deleteCard, deletePosts, deleteCall } = this.stmts
-    // In group commit's IMMEDIATE transaction: no decision on these calls can interleave; another
-    // process's pruning waits.
-    return this.group.run(() => {
-      const victims = endedCalls.all(before, limit) as Array<{ agent_id: string; call_id: string }>
-      for (const { agent_id, call_id } of victims) {
-        for (const stmt of [deleteEvents, deleteCard, deletePosts, deleteCall]) stmt.run(agent_id, call_id)
-      }
-      return victims.length
-    })
+    return this.group.run({ op: 'pruneCalls', before, limit })
   }
 
   async pruneAudit(before: number, limit: number): Promise<number> {
     this.check()
-    return this.group.run(() => this.stmts.pruneAudit.run(before, limit).changes)
+    return this.group.run({ op: 'pruneAudit', before, limit })
   }
 
   async putSession(session: SessionRecord, now: number): Promise<void> {
     this.check()
-    await this.group.run(() => this.sessions.put(session, now))
+    await this.group.run({ op: 'putSession', session, now })
   }
 
   async getSession(id: string, now: number): Promise<SessionRecord | undefined> {
@@ -301,22 +347,33 @@ export class SqliteStore implements Store {
 
   async deleteSession(id: string): Promise<void> {
     this.check()
-    await this.group.run(() => this.sessions.delete(id))
+    await this.group.run({ op: 'deleteSession', id })
   }
 
   async rememberOnce(key: string, until: number, now: number): Promise<boolean> {
     this.check()
-    return this.group.run(() => this.sessions.rememberOnce(key, until, now))
+    return this.group.run({ op: 'rememberOnce', key, until, now })
   }
 
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    this.group.flush()
+    // Whatever was asked for before closing is committed (or fails) first.
+    await this.group.flush().catch(() => undefined)
+    await this.writer?.close()
     await this.checkpointer?.close()
     this.db.close()
-    await this.wal.close()
   }
+}
+
+/** An audit entry as its row: the call it belongs to, when, and the entry. */
+function auditRow(entry: AuditEntry, at: number): AuditRow {
+  return { agentId: entry.agentId ?? null, callId: entry.callId ?? null, at, data: JSON.stringify(entry) }
+}
+
+/** A write's outcome from the writing connection, errors rebuilt as coded ones. */
+function settled(outcome: Outcome): Settled {
+  return outcome.ok ? outcome : { ok: false, error: fromWire(outcome.error) }
 }
 // Every driver failure of a store method (disk full, read-only, locked) reaches the caller as a
 // StorageError; a decision's own error (a UserQuestionError) and programming errors pass as they

@@ -1,14 +1,18 @@
 /**
  * Group commit on the SQLite store: writes asked for in one turn share one transaction, each
- * settles only after it is committed and synced to disk, and one failing write is rolled back alone.
+ * settles only after it is committed and synced to disk, one failing write is rolled back alone,
+ * and a decision taken on a row that changed before its commit is taken again.
  */
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { isStorageError } from '../../src/store/errors.js'
 import { SqliteStore } from '../../src/store/sqlite.js'
-import { GroupCommit } from '../../src/store/sqlite-group.js'
+import { GroupCommit, type Settled } from '../../src/store/sqlite-group.js'
+import { migrateSqlite } from '../../src/store/sqlite-schema.js'
 import { MAX_PARALLEL_SYNCS, WalSync } from '../../src/store/sqlite-sync.js'
+import { SqliteWrites, STALE, STEP_FAILED } from '../../src/store/sqlite-writes.js'
+import type { StoreEvent } from '../../src/store/types.js'
 import { tempDir } from '../helpers/service.js'
 
 const cleanups: Array<() => void> = []
@@ -22,6 +26,16 @@ function file(): string {
   return join(dir.dir, 'group.db')
 }
 
+const k1 = { agentId: 'a', callId: 'c1' }
+const k2 = { agentId: 'a', callId: 'c2' }
+const asked = (key: typeof k1): StoreEvent => ({
+  type: 'asked',
+  ...key,
+  questions: [{ id: 'go', question: 'Go?', options: [{ label: 'Yes' }, { label: 'No' }] }],
+  timed: false,
+})
+const answered: StoreEvent = { type: 'answered', ...k1, answers: [{ id: 'go', selected: ['Yes'] }] }
+
 /** A WAL-mode database file with one table `t (x INTEGER PRIMARY KEY)`. */
 function walTable(): { path: string; db: Database.Database } {
   const path = file()
@@ -33,60 +47,138 @@ function walTable(): { path: string; db: Database.Database } {
 }
 
 describe('group commit', () => {
-  it('commits one turn of writes in one transaction; a failing write is rolled back alone', async () => {
-    const { path, db } = walTable()
+  it("sends one turn's writes as one batch; nothing settles before its commit; a failed commit fails them all", async () => {
+    const batches: string[][] = []
+    const commits: Array<{ resolve: () => void; reject: (error: Error) => void }> = []
+    const group = new GroupCommit<string>(
+      (ops) =>
+        new Promise<Settled[]>((resolve, reject) => {
+          batches.push(ops)
+          const outcomes = ops.map(
+            (op): Settled =>
+              op === 'bad' ? { ok: false, error: new Error('bad') } : { ok: true, value: op.toUpperCase() },
+          )
+          commits.push({ resolve: () => resolve(outcomes), reject })
+        }),
+    )
+    const settled: string[] = []
+    const first = ['a', 'bad', 'b'].map((op) =>
+      group.run<string>(op).then(
+        (value) => settled.push(value),
+        (error: Error) => settled.push(`rejected ${error.message}`),
+      ),
+    )
+    // Nothing is sent before the turn ends; then the whole turn goes as one batch, in order.
+    expect(batches).toEqual([])
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(batches).toEqual([['a', 'bad', 'b']])
+    // Sent but not yet committed: nobody settles.
+    await Promise.resolve()
+    expect(settled).toEqual([])
+    commits[0]?.resolve()
+    await Promise.all(first)
+    expect(settled).toEqual(['A', 'rejected bad', 'B'])
+    // The next turn's commit fails: its writes are told so, none of them succeeded as far as they know.
+    const second = ['c', 'd'].map((op) => group.run(op))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(batches).toHaveLength(2)
+    const flushed = group.flush()
+    commits[1]?.reject(new Error('EIO'))
+    const outcomes = await Promise.allSettled(second)
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected'])
+    // flush (what close waits for) settles once every batch sent has.
+    await flushed
+  })
+
+  it('the writes: one batch is one transaction, one failing write is rolled back alone', () => {
+    const path = file()
+    const db = new Database(path)
+    cleanups.push(() => db.close())
+    db.pragma('journal_mode = WAL')
+    migrateSqlite(db, path)
     // Another connection: sees only what is committed.
     const reader = new Database(path, { readonly: true })
     cleanups.push(() => reader.close())
-    const count = () => (reader.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n
-    const group = new GroupCommit(db, async () => {})
-    const insert = db.prepare('INSERT INTO t (x) VALUES (?)')
-    // What the other connection sees while each write runs: writes of one turn are one commit.
-    const seen: number[] = []
-    const writes = [1, 2, 1, 3].map((x) =>
-      group.run(() => {
-        seen.push(count())
-        insert.run(x)
-        return x
-      }),
-    )
-    // Nothing is written before the turn ends.
-    expect(count()).toBe(0)
-    const settled = await Promise.allSettled(writes)
-    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled'])
-    expect(String((settled[2] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/)
-    expect(seen).toEqual([0, 0, 0, 0])
-    expect(count()).toBe(3)
-    // The next turn is a new commit, which sees the last one.
-    await group.run(() => seen.push(count()))
-    expect(seen.at(-1)).toBe(3)
+    const events = () => (reader.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n
+    const writes = new SqliteWrites(db)
+    const outcomes = writes.commit([
+      { op: 'append', events: [asked(k1)], at: [1000] },
+      // No agent: the events table refuses it (NOT NULL), inside this write's savepoint only.
+      { op: 'append', events: [asked({ ...k2, agentId: null as unknown as string })], at: [1001] },
+      { op: 'append', events: [asked(k2)], at: [1002] },
+    ])
+    expect(outcomes.map((o) => o.ok)).toEqual([true, false, true])
+    expect(outcomes[1]).toMatchObject({ ok: false, error: { code: 'SQLITE_CONSTRAINT_NOTNULL' } })
+    expect(events()).toBe(2)
   })
 
-  it('no write settles before its commit is durable; a failed sync fails every write it covered', async () => {
-    const { db } = walTable()
-    const syncs: Array<{ resolve: () => void; reject: (error: Error) => void }> = []
-    const group = new GroupCommit(
-      db,
-      () => new Promise<void>((resolve, reject) => syncs.push({ resolve, reject })),
+  it('a decision applies only to the row it was taken on: otherwise it is stale and writes nothing, its card neither', () => {
+    const path = file()
+    const db = new Database(path)
+    cleanups.push(() => db.close())
+    db.pragma('journal_mode = WAL')
+    migrateSqlite(db, path)
+    const writes = new SqliteWrites(db)
+    const row = () =>
+      (
+        db.prepare('SELECT data FROM calls WHERE agent_id = ? AND call_id = ?').get(k1.agentId, k1.callId) as
+          | { data: string }
+          | undefined
+      )?.data ?? null
+    const card = (expect: string | null, failed = false) => ({
+      op: 'card' as const,
+      key: k1,
+      expectedVersion: 0,
+      status: 'answered',
+      state: '{}',
+      at: 2000,
+      audit: [],
+      step: { expect, events: failed ? [] : [answered], at: failed ? [] : [2000], failed },
+    })
+    const cards = () => (db.prepare('SELECT count(*) AS n FROM cards').get() as { n: number }).n
+    // Decided on "no such call", committed after the call was asked: stale.
+    const [first, second] = writes.commit([
+      { op: 'append', events: [asked(k1)], at: [1000] },
+      { op: 'decide', key: k1, expect: null, events: [answered], at: [1001] },
+    ])
+    expect(first).toEqual({ ok: true, value: undefined })
+    expect(second).toEqual({ ok: true, value: STALE })
+    expect(JSON.parse(row() ?? '{}').state).toBe('open')
+    // A card whose call step was decided on an old row: the card is not written either.
+    expect(writes.commit([card(null)])).toEqual([{ ok: true, value: STALE }])
+    expect(cards()).toBe(0)
+    // A step that refused (threw) on the latest row: the card is not written, and the store rethrows.
+    expect(writes.commit([card(row(), true)])).toEqual([{ ok: true, value: STEP_FAILED }])
+    expect(cards()).toBe(0)
+    // On the latest row: card and answer together.
+    expect(writes.commit([card(row())])).toEqual([{ ok: true, value: 1 }])
+    expect(cards()).toBe(1)
+    expect(JSON.parse(row() ?? '{}').state).toBe('settled')
+  })
+
+  it('the store: decisions raced on one call in one turn each see the one before (decided again when stale)', async () => {
+    const store = new SqliteStore(file())
+    await store.append(asked(k1))
+    // Ten answers to one call at once: each decision reads the row, the first commits, the rest
+    // were taken on the old row and are taken again, now refusing.
+    const won = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        store.transact(k1, (call) =>
+          call?.state === 'open' ? { events: [answered], result: true } : { events: [], result: false },
+        ),
+      ),
     )
-    const insert = db.prepare('INSERT INTO t (x) VALUES (?)')
-    const settled: number[] = []
-    const first = [1, 2].map((x) => group.run(() => insert.run(x)).then(() => settled.push(x)))
-    // Committed (the turn ended and the sync was asked for) but not yet durable: nobody settles.
-    await new Promise((resolve) => setImmediate(resolve))
-    expect(syncs).toHaveLength(1)
-    expect((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(2)
-    await Promise.resolve()
-    expect(settled).toEqual([])
-    syncs[0]?.resolve()
-    await Promise.all(first)
-    expect(settled).toEqual([1, 2])
-    // The next turn's sync fails: its writes are told so, none of them succeeded as far as they know.
-    const second = [3, 4].map((x) => group.run(() => insert.run(x)))
-    await new Promise((resolve) => setImmediate(resolve))
-    syncs[1]?.reject(new Error('EIO'))
-    const outcomes = await Promise.allSettled(second)
-    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected'])
+    expect(won.filter(Boolean)).toHaveLength(1)
+    expect((await store.events({ callId: k1.callId })).map((e) => e.type)).toEqual(['asked', 'answered'])
+    // A refusal thrown on an old row is decided again; thrown on the latest, it reaches the caller.
+    const refusal = await store
+      .transact(k1, (call) => {
+        if (call?.state === 'settled') throw new Error('already answered')
+        return { events: [], result: false }
+      })
+      .catch((error: Error) => error.message)
+    expect(refusal).toBe('already answered')
+    await store.close()
   })
 
   it('WAL sync: a second sync runs beside the first; past the limit they share one started when a place frees', async () => {
