@@ -215,7 +215,11 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
     return 1
   }
   io.stderr(`askbridge is running. Web inbox: ${bridge.inboxUrl}\n`)
+  // What a burst of asks and clicks made V8 take, handed back once the bridge goes quiet.
+  const { returnHeapAtRest } = await import('./heap-at-rest.js')
+  const heap = returnHeapAtRest(log)
   await untilStopped(bridge, log, io)
+  heap.stop()
   process.off('unhandledRejection', onUnhandled)
   return 0
 }
