@@ -100,9 +100,10 @@ The goal is judged at rest, as a bridge holding open questions sits while people
 snapshots of the event loop's isolate (taken after a full collection, 2026-12-04) hold 15.1 MiB with
 no question open and 16.1 MiB with 10000 open: an open question costs about 100 bytes of live heap.
 What the rows above add while asks stream in is the garbage of handling them: V8's young generation
-grown to its 16 MiB semi-spaces, and objects promoted to the old generation that die there. V8
-returns it only when its memory reducer runs after allocation stops, and whether it has run 30 s
-later varies from run to run (by default, here: ${fmt(worst(runs.default))} MiB after the burst,
+grown to its 16 MiB semi-spaces, and objects promoted to the old generation that die there. Once
+serve's event loop has been quiet for two 5 s checks in a row, it collects (src/cli/heap-at-rest.ts):
+two full collections, then the young generation if V8 has not shrunk it yet, one a check. Those are
+what bring the default figure down at rest (by default, here: ${fmt(worst(runs.default))} MiB after the burst,
 ${fmt(mib(runs.default.restRss))} MiB at rest; capped: ${fmt(worst(runs.capped))} and ${fmt(mib(runs.capped.restRss))} MiB).`
   return {
     markdown,
