@@ -24,16 +24,22 @@ export interface HeapAtRestOptions {
   quietUtilization?: number
 }
 
-/** What a check reads: the event loop's utilization since the last check, and the heap. */
-export interface HeapReading {
-  utilization: number
+/** The heap as V8 reports it. */
+export interface HeapSpaces {
   /** Committed bytes of V8's young generation (both semi-spaces). */
   newSpace: number
   /** Committed bytes of V8's old generation. */
   oldSpace: number
 }
 
+/** What a check reads: the heap, and the event loop's utilization since the last check. */
+export interface HeapReading extends HeapSpaces {
+  utilization: number
+}
+
 const MIB = 1024 * 1024
+/** Bytes in MiB, to a tenth (for the log). */
+const mib = (bytes: number) => Math.round((bytes / MIB) * 10) / 10
 /** A young generation at or under this is at its start size (V8 starts it at 1 MiB). */
 const NEW_SPACE_AT_REST = 4 * MIB
 /** Old-generation growth since the last collection that is worth a collection by itself. */
@@ -64,18 +70,20 @@ export class HeapAtRest {
   private minors = MINORS
   private oldFloor: number
 
-  constructor(
-    start: Pick<HeapReading, 'oldSpace'>,
-    private readonly options: Required<Pick<HeapAtRestOptions, 'quietChecks' | 'quietUtilization'>>,
-  ) {
+  private readonly quietChecks: number
+  private readonly quietUtilization: number
+
+  constructor(start: Pick<HeapSpaces, 'oldSpace'>, options: HeapAtRestOptions = {}) {
     this.oldFloor = start.oldSpace + OLD_SPACE_GROWTH
+    this.quietChecks = options.quietChecks ?? 2
+    this.quietUtilization = options.quietUtilization ?? 0.05
   }
 
   check(reading: HeapReading): HeapStep {
-    this.quiet = reading.utilization < this.options.quietUtilization ? this.quiet + 1 : 0
+    this.quiet = reading.utilization < this.quietUtilization ? this.quiet + 1 : 0
     // Back at its start size (in our collection or one V8 ran): when it grows, it is asked again.
     if (reading.newSpace <= NEW_SPACE_AT_REST) this.minors = MINORS
-    if (this.quiet < this.options.quietChecks) return 'none'
+    if (this.quiet < this.quietChecks) return 'none'
     if (this.majors === 0 && reading.oldSpace > this.oldFloor) this.majors = MAJORS
     if (this.majors > 0) return 'major'
     if (reading.newSpace > NEW_SPACE_AT_REST && this.minors > 0) return 'minor'
@@ -83,7 +91,7 @@ export class HeapAtRest {
   }
 
   /** After a collection: what it left is where growth is counted from. */
-  collected(step: Exclude<HeapStep, 'none'>, after: Omit<HeapReading, 'utilization'>): void {
+  collected(step: Exclude<HeapStep, 'none'>, after: HeapSpaces): void {
     if (step === 'major') {
       this.majors -= 1
       this.oldFloor = after.oldSpace + OLD_SPACE_GROWTH
@@ -93,8 +101,8 @@ export class HeapAtRest {
   }
 }
 
-/** The heap as V8 reports it, without the event loop's utilization. */
-export function heapSpaces(): Omit<HeapReading, 'utilization'> {
+/** The heap as V8 reports it now. */
+export function heapSpaces(): HeapSpaces {
   let newSpace = 0
   let oldSpace = 0
   for (const space of v8.getHeapSpaceStatistics()) {
@@ -127,10 +135,7 @@ export function returnHeapAtRest(log: Logger, options: HeapAtRestOptions = {}): 
     log.warn('V8 refused --expose-gc: memory grown under load is returned only when V8 decides to')
     return { stop() {} }
   }
-  const decision = new HeapAtRest(heapSpaces(), {
-    quietChecks: options.quietChecks ?? 2,
-    quietUtilization: options.quietUtilization ?? 0.05,
-  })
+  const decision = new HeapAtRest(heapSpaces(), options)
   let last = performance.eventLoopUtilization()
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization()
@@ -145,8 +150,8 @@ export function returnHeapAtRest(log: Logger, options: HeapAtRestOptions = {}): 
     log.debug('heap collected at rest', {
       step,
       ms: Math.round(performance.now() - started),
-      newSpaceMiB: [reading.newSpace / MIB, after.newSpace / MIB].map((n) => Math.round(n * 10) / 10),
-      oldSpaceMiB: [reading.oldSpace / MIB, after.oldSpace / MIB].map((n) => Math.round(n * 10) / 10),
+      newSpaceMiB: [mib(reading.newSpace), mib(after.newSpace)],
+      oldSpaceMiB: [mib(reading.oldSpace), mib(after.oldSpace)],
     })
   }, options.checkMs ?? 5000)
   timer.unref()
