@@ -224,6 +224,34 @@ test('a refusal is shown on the card; a card answered elsewhere updates live', a
   await page.screenshot({ path: join(SHOTS, 'inbox-settled.png'), fullPage: true })
 })
 
+test('a click pressed before another card arrives and released after it still lands', async () => {
+  const id = `press-${Date.now()}` // a retry asks afresh
+  const first = request(b.url, 'POST', '/v1/ask', {
+    callId: `${id}-1`,
+    questions: [
+      { id: 'r', question: 'Which regions?', multiSelect: true, options: [{ label: 'eu' }, { label: 'us' }] },
+    ],
+  })
+  const c = card(`${id}-1`)
+  await c.waitFor()
+  const box = await c.locator('button[data-option="us"]').boundingBox()
+  if (!box) throw new Error('the option has no box')
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2)
+  await page.mouse.down()
+  // The page redraws for the new card while the button is held down.
+  const second = request(b.url, 'POST', '/v1/ask', {
+    callId: `${id}-2`,
+    questions: [{ id: 'q', question: 'Another?', options: [{ label: 'a' }, { label: 'b' }] }],
+  })
+  await card(`${id}-2`).waitFor()
+  await page.mouse.up()
+  await until(async () => (await c.locator('button.chosen[data-option="us"]').count()) === 1, 'us chosen')
+  await request(b.url, 'DELETE', `/v1/questions/${id}-1`)
+  await request(b.url, 'DELETE', `/v1/questions/${id}-2`)
+  expect((await first).status).toBe(410)
+  expect((await second).status).toBe(410)
+})
+
 test('on a 390 px phone the header fits the screen and nothing scrolls sideways', async () => {
   const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 })
   try {
@@ -497,7 +525,9 @@ test('a card that appears while the page is loading its list stays shown (the li
     // only after the card's live event has arrived.
     const list = await holdList(tab, '/inbox/api/cards')
     await tab.goto(`${b.url}${b.bridge.http.signInLink()}`)
-    await until(async () => list.read() >= 1, 'the list request read')
+    // Two lists: the page's first, and the one it asks for once its live stream is open. The
+    // second means the stream is connected, so the card's live event cannot be missed.
+    await until(async () => list.read() >= 2, 'both list requests read')
     const asking = request(b.url, 'POST', '/v1/ask', {
       callId: 'race-1',
       questions: [{ id: 'go', question: 'Ship it?', options: [{ label: 'Yes' }, { label: 'No' }] }],

@@ -165,41 +165,84 @@ function renderFooter(card: WebCardView): HTMLElement {
   return row
 }
 
-function section(title: string, list: WebCardView[], emptyEl?: HTMLElement): DocumentFragment {
-  const frag = document.createDocumentFragment()
-  frag.appendChild(h('h2', { className: 'section', text: title + (list.length ? ` (${list.length})` : '') }))
-  if (list.length === 0 && emptyEl) frag.appendChild(emptyEl)
-  for (const c of list) frag.appendChild(renderCard(c))
-  return frag
+function section(title: string, list: WebCardView[], emptyEl?: HTMLElement): HTMLElement[] {
+  const nodes: HTMLElement[] = [
+    keyed(
+      `\u0001${title}`,
+      h('h2', { className: 'section', text: title + (list.length ? ` (${list.length})` : '') }),
+    ),
+  ]
+  if (list.length === 0 && emptyEl) nodes.push(keyed('\u0001empty', emptyEl))
+  for (const c of list) nodes.push(keyed(keyOf(c), renderCard(c)))
+  return nodes
+}
+
+/** Each element of the list as last drawn, by key (a card by {@link keyOf}): see {@link place}. */
+let drawn = new Map<string, Node>()
+const keys = new WeakMap<Node, string>()
+
+function keyed<T extends Node>(key: string, node: T): T {
+  keys.set(node, key)
+  return node
+}
+
+/**
+ * Put the freshly drawn nodes in `main`, keeping every element already there that draws the same
+ * (`isEqualNode`: same tags, attributes and text). A card that did not change stays the very
+ * element it was, where it was: a click whose press and release straddle a redraw (another card
+ * arrived, an update repeated what the page shows) still lands, and a focused box keeps focus.
+ */
+function place(main: HTMLElement, fresh: Node[]): void {
+  const next = new Map<string, Node>()
+  const use = fresh.map((node) => {
+    const key = keys.get(node)
+    if (key === undefined) return node
+    const old = drawn.get(key)
+    const kept = old?.parentNode === main && old.isEqualNode(node) ? old : node
+    next.set(key, kept)
+    return kept
+  })
+  const keep = new Set(use)
+  for (const child of Array.from(main.childNodes)) if (!keep.has(child)) child.remove()
+  let cur = main.firstChild
+  for (const node of use) {
+    if (node === cur) cur = cur.nextSibling
+    else main.insertBefore(node, cur)
+  }
+  drawn = next
 }
 
 /** Notices without buttons (a Claude Code session is waiting or finished): text only, newest first. */
-function noticeSection(): DocumentFragment {
-  const frag = document.createDocumentFragment()
-  frag.appendChild(h('h2', { className: 'section', text: `Notices (${fyis.length})` }))
+function noticeSection(): HTMLElement[] {
+  const nodes: HTMLElement[] = [
+    keyed('\u0001notices', h('h2', { className: 'section', text: `Notices (${fyis.length})` })),
+  ]
   for (const n of fyis) {
-    frag.appendChild(
-      h(
-        'article',
-        { className: 'card fyi', 'data-notice': n.id },
+    nodes.push(
+      keyed(
+        `\u0001notice ${n.id}`,
         h(
-          'div',
-          { className: 'card-head' },
-          h('span', { className: 'badge', text: 'FYI' }),
-          h('span', { text: n.agentId }),
-          h('span', { className: 'grow' }),
-          h('span', { text: ago(n.at) }),
-        ),
-        h(
-          'div',
-          { className: 'card-body' },
-          h('p', { className: 'q-text', text: n.title }),
-          n.text ? h('div', { className: 'detail fyi-text', text: n.text }) : '',
+          'article',
+          { className: 'card fyi', 'data-notice': n.id },
+          h(
+            'div',
+            { className: 'card-head' },
+            h('span', { className: 'badge', text: 'FYI' }),
+            h('span', { text: n.agentId }),
+            h('span', { className: 'grow' }),
+            h('span', { text: ago(n.at) }),
+          ),
+          h(
+            'div',
+            { className: 'card-body' },
+            h('p', { className: 'q-text', text: n.title }),
+            n.text ? h('div', { className: 'detail fyi-text', text: n.text }) : '',
+          ),
         ),
       ),
     )
   }
-  return frag
+  return nodes
 }
 
 /** Draw every card: the waiting ones first (oldest first), then the settled ones (newest first). */
@@ -216,16 +259,15 @@ export function renderAll(): void {
     .sort((a, b) => (b.answeredAt || b.createdAt) - (a.answeredAt || a.createdAt))
   const main = document.getElementById('cards')
   if (!main) return
-  main.textContent = ''
   const empty = h(
     'div',
     { className: 'empty' },
     'No questions are waiting. Ask one from a terminal: ',
     h('code', { text: 'askbridge ask --question "Ship it?" --option Yes --option No' }),
   )
-  main.appendChild(section('Waiting for an answer', open, empty))
-  if (fyis.length) main.appendChild(noticeSection())
-  if (done.length) main.appendChild(section('Settled', done))
+  const fresh: Node[] = section('Waiting for an answer', open, empty)
+  if (fyis.length) fresh.push(...noticeSection())
+  if (done.length) fresh.push(...section('Settled', done))
   if (olderCursor !== undefined) {
     // The settled list is paged: older finished cards load on request.
     const more: HTMLButtonElement = h(
@@ -242,8 +284,9 @@ export function renderAll(): void {
       },
       'Show older',
     )
-    main.appendChild(more)
+    fresh.push(keyed('\u0001older', more))
   }
+  place(main, fresh)
   document.title = `${open.length ? `(${open.length}) ` : ''}askbridge inbox`
   if (key) {
     const again = main.querySelector<HTMLInputElement | HTMLTextAreaElement>(
