@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import { StorageError } from './errors.js'
-import type { WriterReply, WriterRequest } from './sqlite-writer.js'
+import type { WriterReply, WriterRequest } from './sqlite-writer-batch.js'
 import type { Outcome, WriteOp } from './sqlite-writes.js'
 import { fromWire } from './sqlite-writes.js'
 

@@ -6,11 +6,12 @@
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { isStorageError } from '../../src/store/errors.js'
+import { isStorageError, StorageError } from '../../src/store/errors.js'
 import { SqliteStore } from '../../src/store/sqlite.js'
 import { GroupCommit, type Settled } from '../../src/store/sqlite-group.js'
 import { migrateSqlite } from '../../src/store/sqlite-schema.js'
-import { MAX_PARALLEL_SYNCS, WalSync } from '../../src/store/sqlite-sync.js'
+import { WalSync } from '../../src/store/sqlite-sync.js'
+import { WriterBatches, type WriterRequest } from '../../src/store/sqlite-writer-batch.js'
 import { SqliteWrites, STALE, STEP_FAILED } from '../../src/store/sqlite-writes.js'
 import type { StoreEvent } from '../../src/store/types.js'
 import { tempDir } from '../helpers/service.js'
@@ -44,6 +45,26 @@ function walTable(): { path: string; db: Database.Database } {
   db.pragma('journal_mode = WAL')
   db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)')
   return { path, db }
+}
+
+/** A migrated database file in WAL mode, closed again (the writer thread opens it). */
+function migrated(): string {
+  const path = file()
+  const db = new Database(path)
+  db.pragma('journal_mode = WAL')
+  migrateSqlite(db, path)
+  db.close()
+  return path
+}
+
+/** How many events a file holds, as another connection sees what is committed. */
+function eventsIn(path: string): number {
+  const reader = new Database(path, { readonly: true })
+  try {
+    return (reader.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n
+  } finally {
+    reader.close()
+  }
 }
 
 describe('group commit', () => {
@@ -181,43 +202,82 @@ describe('group commit', () => {
     await store.close()
   })
 
-  it('WAL sync: a second sync runs beside the first; past the limit they share one started when a place frees', async () => {
+  it('WAL sync: returns once synced; a file that cannot be synced is a coded storage error', () => {
     const { path } = walTable()
     const wal = new WalSync(`${path}-wal`)
-    // Up to MAX_PARALLEL_SYNCS start at once: a commit made during a slow sync does not wait for it.
-    const parallel = Array.from({ length: MAX_PARALLEL_SYNCS }, () => wal.sync())
-    expect(new Set(parallel).size).toBe(MAX_PARALLEL_SYNCS)
-    expect(wal.running).toBe(MAX_PARALLEL_SYNCS)
-    // Past the limit: every one asked for meanwhile shares one sync, not started yet.
-    const queued = [wal.sync(), wal.sync(), wal.sync()]
-    expect(queued[1]).toBe(queued[0])
-    expect(queued[2]).toBe(queued[0])
-    expect(parallel).not.toContain(queued[0])
-    expect(wal.running).toBe(MAX_PARALLEL_SYNCS)
-    // It starts when a running one ends (so it began after every commit it covers), and never
-    // past the limit. Whichever ends first (they need not end in order) has started it by then.
-    await Promise.race(parallel)
-    expect(wal.running).toBe(MAX_PARALLEL_SYNCS)
-    await Promise.all([...parallel, ...queued])
-    expect(wal.running).toBe(0)
-    // Idle again: the next caller starts a sync of its own.
-    const alone = wal.sync()
-    expect(queued).not.toContain(alone)
-    expect(wal.running).toBe(1)
-    await alone
-    await wal.close()
-    // A sync the file cannot take (Linux refuses fdatasync on /dev/null) rejects with a coded
-    // storage error, never a bare errno.
+    wal.sync()
+    wal.close()
+    // Linux refuses fdatasync on /dev/null: a coded storage error, never a bare errno.
     const refused = new WalSync('/dev/null')
-    const failed = await refused.sync().then(
-      () => undefined,
-      (error: unknown) => error,
-    )
-    await refused.close()
+    let failed: unknown
+    try {
+      refused.sync()
+    } catch (error) {
+      failed = error
+    }
+    refused.close()
     expect(isStorageError(failed)).toBe(true)
     expect(String((failed as Error).message)).toMatch(/could not be written to disk \[EINVAL\]/)
     // Nothing to sync for an in-memory database.
-    await new WalSync(undefined).sync()
+    new WalSync(undefined).sync()
+  })
+
+  it('the writer thread: batches taken together are committed in order, then each file is synced once before any reply', () => {
+    const files = [migrated(), migrated()]
+    // Each sync counts, and reads what is committed to its file when it runs.
+    const syncs: Array<{ file: string; events: number }> = []
+    let failing: string | undefined
+    const batches = new WriterBatches((walPath) => ({
+      sync: () => {
+        const file = String(walPath).replace(/-wal$/, '')
+        syncs.push({ file, events: eventsIn(file) })
+        if (file === failing) throw new StorageError('io', 'storage unavailable: the disk failed [EIO]')
+      },
+      close: () => {},
+    }))
+    const append = (id: number, batch: number, key: typeof k1, at: number): WriterRequest => ({
+      type: 'commit',
+      id,
+      batch,
+      ops: [{ op: 'append', events: [asked(key)], at: [at] }],
+    })
+    const opened = batches.handle([
+      { type: 'open', id: 1, path: files[0] as string, durable: true },
+      { type: 'open', id: 2, path: files[1] as string, durable: true },
+    ])
+    expect(opened).toEqual([])
+    const replies = batches.handle([append(1, 0, k1, 1), append(2, 0, k1, 2), append(1, 1, k2, 3)])
+    expect(replies.map((r) => [r.type, r.id, 'batch' in r ? r.batch : undefined])).toEqual([
+      ['committed', 1, 0],
+      ['committed', 2, 0],
+      ['committed', 1, 1],
+    ])
+    // One sync per file, after every batch to it was committed.
+    expect(syncs).toEqual([
+      { file: files[0], events: 2 },
+      { file: files[1], events: 1 },
+    ])
+    // A sync that fails fails every batch it covered, and none on the other file.
+    failing = files[0]
+    const failed = batches.handle([append(1, 2, { ...k1, callId: 'c3' }, 4), append(2, 1, k2, 5)])
+    expect(failed[0]).toMatchObject({
+      type: 'failed',
+      id: 1,
+      batch: 2,
+      error: { code: 'STORAGE_UNAVAILABLE', fault: 'io' },
+    })
+    expect(failed[1]).toMatchObject({ type: 'committed', id: 2, batch: 1 })
+    // A close syncs what was committed before it in the same group, then lets the file go.
+    failing = undefined
+    syncs.length = 0
+    const closed = batches.handle([append(2, 2, { ...k2, callId: 'c4' }, 6), { type: 'close', id: 2 }])
+    expect(closed.map((r) => r.type)).toEqual(['committed', 'closed'])
+    expect(syncs).toEqual([{ file: files[1], events: 3 }])
+    expect(batches.handle([append(2, 3, k1, 7)])[0]).toMatchObject({
+      type: 'failed',
+      error: { message: 'no such connection' },
+    })
+    batches.handle([{ type: 'close', id: 1 }])
   })
 
   it('the store: concurrent compare-and-sets and audits of one turn all land, each settling after the commit', async () => {
