@@ -59,7 +59,9 @@ export class WriterBatches {
         } else {
           try {
             replies.push({ type: 'committed', id, batch, outcomes: connection.writes.commit(request.ops) })
-            unsynced.set(connection, [...(unsynced.get(connection) ?? []), replies.length - 1])
+            const covered = unsynced.get(connection) ?? []
+            covered.push(replies.length - 1)
+            unsynced.set(connection, covered)
           } catch (error) {
             replies.push({ type: 'failed', id, batch, error: toWire(error) })
           }
