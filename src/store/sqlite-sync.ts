@@ -4,7 +4,7 @@ import { StorageError } from './errors.js'
 /**
  * Durability off the event loop. With `synchronous = FULL`, SQLite fsyncs the WAL inside every
  * commit. Instead the writer thread (sqlite-writer.ts) commits with `synchronous = NORMAL` (in WAL
- * mode: no fsync at commit, checkpoints still sync), commits every batch it has been sent, and
+ * mode: no fsync at commit, checkpoints still sync), commits every batch waiting for it, and
  * then calls `sync()` once: one fdatasync of the WAL file covers all of them. No reply is sent
  * before that, so what a caller is told is written is on disk. The sync blocks only the writer
  * thread, which has nothing else to do meanwhile; batches sent during it wait in its port and

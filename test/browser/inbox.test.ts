@@ -225,7 +225,7 @@ test('a refusal is shown on the card; a card answered elsewhere updates live', a
 })
 
 test('a click pressed before another card arrives and released after it still lands', async () => {
-  const id = `press-${Date.now()}` // a retry asks afresh
+  const id = `press-${Date.now()}` // a rerun (vitest --retry) asks afresh
   const first = request(b.url, 'POST', '/v1/ask', {
     callId: `${id}-1`,
     questions: [

@@ -165,26 +165,22 @@ function renderFooter(card: WebCardView): HTMLElement {
   return row
 }
 
-function section(title: string, list: WebCardView[], emptyEl?: HTMLElement): HTMLElement[] {
-  const nodes: HTMLElement[] = [
-    keyed(
-      `\u0001${title}`,
-      h('h2', { className: 'section', text: title + (list.length ? ` (${list.length})` : '') }),
-    ),
-  ]
-  if (list.length === 0 && emptyEl) nodes.push(keyed('\u0001empty', emptyEl))
-  for (const c of list) nodes.push(keyed(keyOf(c), renderCard(c)))
+/** A node of the list and what it is known by across redraws (a card by {@link keyOf}). */
+interface Drawn {
+  key: string
+  node: Node
+}
+
+function section(title: string, list: WebCardView[], emptyEl?: HTMLElement): Drawn[] {
+  const text = title + (list.length ? ` (${list.length})` : '')
+  const nodes: Drawn[] = [{ key: `\u0001${title}`, node: h('h2', { className: 'section', text }) }]
+  if (list.length === 0 && emptyEl) nodes.push({ key: '\u0001empty', node: emptyEl })
+  for (const c of list) nodes.push({ key: keyOf(c), node: renderCard(c) })
   return nodes
 }
 
-/** Each element of the list as last drawn, by key (a card by {@link keyOf}): see {@link place}. */
+/** Each node of the list as last placed, by its key: see {@link place}. */
 let drawn = new Map<string, Node>()
-const keys = new WeakMap<Node, string>()
-
-function keyed<T extends Node>(key: string, node: T): T {
-  keys.set(node, key)
-  return node
-}
 
 /**
  * Put the freshly drawn nodes in `main`, keeping every element already there that draws the same
@@ -192,11 +188,9 @@ function keyed<T extends Node>(key: string, node: T): T {
  * element it was, where it was: a click whose press and release straddle a redraw (another card
  * arrived, an update repeated what the page shows) still lands, and a focused box keeps focus.
  */
-function place(main: HTMLElement, fresh: Node[]): void {
+function place(main: HTMLElement, fresh: Drawn[]): void {
   const next = new Map<string, Node>()
-  const use = fresh.map((node) => {
-    const key = keys.get(node)
-    if (key === undefined) return node
+  const use = fresh.map(({ key, node }) => {
     const old = drawn.get(key)
     const kept = old?.parentNode === main && old.isEqualNode(node) ? old : node
     next.set(key, kept)
@@ -213,34 +207,32 @@ function place(main: HTMLElement, fresh: Node[]): void {
 }
 
 /** Notices without buttons (a Claude Code session is waiting or finished): text only, newest first. */
-function noticeSection(): HTMLElement[] {
-  const nodes: HTMLElement[] = [
-    keyed('\u0001notices', h('h2', { className: 'section', text: `Notices (${fyis.length})` })),
+function noticeSection(): Drawn[] {
+  const nodes: Drawn[] = [
+    { key: '\u0001notices', node: h('h2', { className: 'section', text: `Notices (${fyis.length})` }) },
   ]
   for (const n of fyis) {
-    nodes.push(
-      keyed(
-        `\u0001notice ${n.id}`,
+    nodes.push({
+      key: `\u0001notice ${n.id}`,
+      node: h(
+        'article',
+        { className: 'card fyi', 'data-notice': n.id },
         h(
-          'article',
-          { className: 'card fyi', 'data-notice': n.id },
-          h(
-            'div',
-            { className: 'card-head' },
-            h('span', { className: 'badge', text: 'FYI' }),
-            h('span', { text: n.agentId }),
-            h('span', { className: 'grow' }),
-            h('span', { text: ago(n.at) }),
-          ),
-          h(
-            'div',
-            { className: 'card-body' },
-            h('p', { className: 'q-text', text: n.title }),
-            n.text ? h('div', { className: 'detail fyi-text', text: n.text }) : '',
-          ),
+          'div',
+          { className: 'card-head' },
+          h('span', { className: 'badge', text: 'FYI' }),
+          h('span', { text: n.agentId }),
+          h('span', { className: 'grow' }),
+          h('span', { text: ago(n.at) }),
+        ),
+        h(
+          'div',
+          { className: 'card-body' },
+          h('p', { className: 'q-text', text: n.title }),
+          n.text ? h('div', { className: 'detail fyi-text', text: n.text }) : '',
         ),
       ),
-    )
+    })
   }
   return nodes
 }
@@ -265,7 +257,7 @@ export function renderAll(): void {
     'No questions are waiting. Ask one from a terminal: ',
     h('code', { text: 'askbridge ask --question "Ship it?" --option Yes --option No' }),
   )
-  const fresh: Node[] = section('Waiting for an answer', open, empty)
+  const fresh: Drawn[] = section('Waiting for an answer', open, empty)
   if (fyis.length) fresh.push(...noticeSection())
   if (done.length) fresh.push(...section('Settled', done))
   if (olderCursor !== undefined) {
@@ -284,7 +276,7 @@ export function renderAll(): void {
       },
       'Show older',
     )
-    fresh.push(keyed('\u0001older', more))
+    fresh.push({ key: '\u0001older', node: more })
   }
   place(main, fresh)
   document.title = `${open.length ? `(${open.length}) ` : ''}askbridge inbox`
