@@ -142,15 +142,55 @@ export async function migrate(
 }
 
 /**
+ * `sql` with its parameters ($1, $2, …) written in as literals, for the simple protocol, which
+ * takes no parameters but runs several statements in one round trip. Strings are quoted by the
+ * driver's `escapeLiteral`; numbers and booleans go in bare, so they keep the type the column
+ * gives a parameter; an array becomes the driver's array text, quoted (the statement casts it,
+ * `$7::text[]`). Any other value is refused: it has no literal this can vouch for.
+ */
+export function inlineParams(sql: string, params: readonly unknown[]): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => literalOf(params[Number(n) - 1], n))
+}
+
+function literalOf(value: unknown, n: string): string {
+  if (value === null || value === undefined) return 'NULL'
+  if (typeof value === 'string') return pg.escapeLiteral(value)
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE'
+  if (typeof value === 'number' && Number.isFinite(value)) return `(${String(value)})`
+  if (Array.isArray(value)) return pg.escapeLiteral(arrayText(value, n))
+  throw new TypeError(`parameter $${n}: no literal for a ${typeof value}`)
+}
+
+/** An array of strings and nulls in PostgreSQL's array text form: {"a",NULL,"b\"c"}. */
+function arrayText(values: readonly unknown[], n: string): string {
+  const items = values.map((v) => {
+    if (v === null || v === undefined) return 'NULL'
+    if (typeof v !== 'string') throw new TypeError(`parameter $${n}: an array holds only strings and nulls`)
+    return `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`
+  })
+  return `{${items.join(',')}}`
+}
+
+/** What `fn` may do besides query: end the transaction with its last statement (see `transaction`). */
+export interface TransactionEnd {
+  /**
+   * Run `sql` and COMMIT in one round trip (the parameters written in, see {@link inlineParams});
+   * `sql`'s result. The transaction is then over: `fn` returns and nothing is committed again.
+   */
+  commitWith(sql: string, params: readonly unknown[]): Promise<pg.QueryResult>
+}
+
+/**
  * Run `fn` in one transaction on one connection; a broken connection is discarded. Driver
  * failures become StorageErrors; `fn`'s own errors (a decision's refusal) pass unchanged.
  * `opening`: statements (simple protocol, no parameters) sent with the BEGIN in the same round
- * trip; `fn` gets their results, in order.
+ * trip; `fn` gets their results, in order. `fn` may send its last statement with the COMMIT
+ * ({@link TransactionEnd.commitWith}): a transaction of one decision is then two round trips.
  */
 export async function transaction<T>(
   pool: pg.Pool,
   where: string,
-  fn: (c: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>,
+  fn: (c: pg.PoolClient, opened: pg.QueryResult[], end: TransactionEnd) => Promise<T>,
   opening?: string,
 ): Promise<T> {
   const client = await pool.connect().catch((error: unknown) => {
@@ -163,14 +203,27 @@ export async function transaction<T>(
     broken = error
   }
   client.on('error', onError)
+  let committed = false
+  const end: TransactionEnd = {
+    async commitWith(sql, params) {
+      if (committed) throw new Error('commitWith: the transaction is already committed')
+      committed = true
+      // One simple query: if the statement fails, PostgreSQL skips the COMMIT and the
+      // transaction is aborted (rolled back below).
+      const results = (await client.query(
+        `${inlineParams(sql, params)}; COMMIT`,
+      )) as unknown as pg.QueryResult[]
+      return results[0] as pg.QueryResult
+    },
+  }
   try {
     // A string of several statements comes back as one result each, BEGIN's first.
     const begun: pg.QueryResult | pg.QueryResult[] = await client.query(
       opening ? `BEGIN; ${opening}` : 'BEGIN',
     )
     try {
-      const result = await fn(client, Array.isArray(begun) ? begun.slice(1) : [])
-      await client.query('COMMIT')
+      const result = await fn(client, Array.isArray(begun) ? begun.slice(1) : [], end)
+      if (!committed) await client.query('COMMIT')
       return result
     } catch (error) {
       await client.query('ROLLBACK').catch((e: unknown) => {

@@ -1,4 +1,5 @@
 import { statusOf } from './fold.js'
+import type { TransactionEnd } from './pg-connect.js'
 import type { Queryable } from './pg-reads.js'
 import type { AuditEntry, CallKey, CallRecord, StoreEvent } from './types.js'
 
@@ -91,10 +92,11 @@ export async function writeCard(c: Queryable, card: CardWrite): Promise<boolean>
  * {@link writeCard} and the one event its call step decided, with the call's folded row, in one
  * statement: the event goes in under `seq`, reserved by the transaction's opening (pg-leases.ts),
  * so the folded row could be computed before the statement. Nothing but the card is compared:
- * when the card has moved on, no row of the four is written and false comes back.
+ * when the card has moved on, no row of the four is written and false comes back. The statement
+ * ends the transaction: it goes with the COMMIT, in one round trip.
  */
 export async function writeCardAndEvent(
-  c: Queryable,
+  end: TransactionEnd,
   card: CardWrite,
   event: { event: StoreEvent; seq: number; notify: { channel: string; payload: string } },
   call: CallRecord | undefined,
@@ -108,7 +110,7 @@ export async function writeCardAndEvent(
     event.notify.payload,
     ...(call ? callParams(call).slice(2) : []),
   ]
-  const result = await c.query(
+  const result = await end.commitWith(
     `WITH ${cardAndAudit(card.expectedVersion)},
      event AS (
        INSERT INTO askbridge_events (seq, agent_id, call_id, type, at, data)

@@ -4,7 +4,13 @@ import type pg from 'pg'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { StorageError } from './errors.js'
 import { foldCall, ownEvents } from './fold.js'
-import { clientConfig, openPostgres, type PostgresPoolOptions, transaction } from './pg-connect.js'
+import {
+  clientConfig,
+  openPostgres,
+  type PostgresPoolOptions,
+  type TransactionEnd,
+  transaction,
+} from './pg-connect.js'
 import { fromPgError } from './pg-errors.js'
 import { type LeaderHandlers, type Leadership, schemaLeadership } from './pg-leader.js'
 import {
@@ -187,7 +193,12 @@ export class PostgresStore implements Store {
   /** A transaction under one call's lock, given the call's row as of the lock (one round trip). */
   private txOnCall<T>(
     key: CallKey,
-    fn: (c: pg.PoolClient, call: CallRecord | undefined, seq: number | undefined) => Promise<T>,
+    fn: (
+      c: pg.PoolClient,
+      call: CallRecord | undefined,
+      seq: number | undefined,
+      end: TransactionEnd,
+    ) => Promise<T>,
     reserveSeq = false,
   ) {
     this.check()
@@ -195,7 +206,7 @@ export class PostgresStore implements Store {
     return transaction(
       this.pool,
       where,
-      (c, opened) => fn(c, callOfOpening(opened), seqOfOpening(opened)),
+      (c, opened, end) => fn(c, callOfOpening(opened), seqOfOpening(opened), end),
       lockAndReadCall(key, reserveSeq),
     )
   }
@@ -313,7 +324,7 @@ export class PostgresStore implements Store {
     // With a decision on the call: one transaction, under the call's lock (as `transact` takes it).
     return this.txOnCall(
       key,
-      async (c, read, seq) => {
+      async (c, read, seq, end) => {
         // The step decides on the row as this transaction sees it; it is pure, so deciding before
         // the card's compare-and-set gives what deciding after it would.
         let events: StoreEvent[] = []
@@ -325,11 +336,11 @@ export class PostgresStore implements Store {
         }
         const [only] = events
         // The usual step (a completing click: one event): card, audit, event and call row in one
-        // statement, the transaction three round trips in all.
+        // statement sent with the COMMIT, the transaction two round trips in all.
         if (!refusal && only && events.length === 1 && only.type !== 'asked' && seq !== undefined) {
           const next = foldCall(read, { ...only, seq, at: card.at })
           const written = await writes.writeCardAndEvent(
-            c,
+            end,
             card,
             { event: only, seq, notify: this.eventNote(only) },
             next,

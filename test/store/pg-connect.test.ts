@@ -1,7 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import pg from 'pg'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { PLATFORMS } from '../../adapters/platforms.js'
 import { parseConfig, secretsOf } from '../../src/config/env.js'
-import { migrate, openPostgres, StoreOpenError } from '../../src/store/pg-connect.js'
+import {
+  inlineParams,
+  migrate,
+  openPostgres,
+  StoreOpenError,
+  transaction,
+} from '../../src/store/pg-connect.js'
 import { MIGRATIONS } from '../../src/store/pg-migrations.js'
 import { parsePostgresUrl } from '../../src/store/pg-url.js'
 import { PG_URL, type TestSchema, testSchema } from '../helpers/pg.js'
@@ -147,5 +154,90 @@ describe('opening PostgreSQL', () => {
     const message = (error as Error).message
     expect(message).toMatch(/ASKBRIDGE_DB .*database "askbridge_no_such_database" does not exist/)
     expect(message).not.toContain('topsecret')
+  })
+})
+
+describe('a transaction that ends with its last statement', () => {
+  let pool: pg.Pool
+  let s: TestSchema
+  beforeAll(async () => {
+    s = await testSchema()
+    pool = (await openPostgres(s.url)).pool
+    await pool.query('CREATE TABLE inline_t (n BIGINT, f DOUBLE PRECISION, b BOOLEAN, t TEXT, a TEXT[])')
+  })
+  afterAll(async () => {
+    await pool.end()
+    await s.drop()
+  })
+
+  const hostile = [
+    "it's",
+    "back\\slash \\' and \\\\",
+    "E'x' -- ; DROP TABLE inline_t; --",
+    '$1 $2 $$ $tag$ dollar',
+    '"quoted" {braces,commas} NULL',
+    'ünïcödé ✓ \u{1F600}',
+    'line\nbreak\ttab\r',
+    '',
+  ]
+
+  it('writes in each value exactly as a bound parameter would carry it', async () => {
+    const sql =
+      'INSERT INTO inline_t (n, f, b, t, a) SELECT $1, $2, $3, $4, $5::text[] FROM (SELECT 1) AS one'
+    for (const [i, text] of hostile.entries()) {
+      const params = [i - 3, i + 0.25, i % 2 === 0, text, [text, null, `${text}"`, '\\']]
+      await transaction(pool, 'test', async (_c, _opened, end) => {
+        await end.commitWith(sql, params)
+      })
+      const { rows } = await pool.query('SELECT n, f, b, t, a FROM inline_t WHERE f = $1', [i + 0.25])
+      expect(rows).toEqual([{ n: String(i - 3), f: i + 0.25, b: i % 2 === 0, t: text, a: params[4] }])
+    }
+    const nulls = inlineParams('SELECT $1, $2::text[]', [null, undefined])
+    expect(nulls).toBe('SELECT NULL, NULL::text[]')
+    const { rows } = await pool.query('SELECT count(*)::int AS n FROM inline_t')
+    expect(rows[0].n).toBe(hostile.length)
+  })
+
+  it('refuses a value it has no literal for, before anything is sent', () => {
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, { a: 1 }, 10n, [1, 2]]) {
+      expect(() => inlineParams('SELECT $1', [bad])).toThrow(/parameter \$1/)
+    }
+  })
+
+  it('commits with the statement in one round trip, and a failing statement commits nothing', async () => {
+    const sent: string[] = []
+    const watched = new pg.Pool({ connectionString: PG_URL, max: 1, options: `-c search_path=${s.schema}` })
+    watched.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown
+      ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
+        sent.push(String(args[0]))
+        return query(...args)
+      }
+    })
+    try {
+      await transaction(
+        watched,
+        'test',
+        async (_c, _opened, end) => {
+          await end.commitWith('INSERT INTO inline_t (n, t) VALUES ($1, $2)', [1000, 'one trip'])
+        },
+        'SELECT 1',
+      )
+      expect(sent).toEqual([
+        'BEGIN; SELECT 1',
+        "INSERT INTO inline_t (n, t) VALUES ((1000), 'one trip'); COMMIT",
+      ])
+      const failed = await transaction(watched, 'test', async (c, _opened, end) => {
+        await c.query('INSERT INTO inline_t (n, t) VALUES ($1, $2)', [1001, 'before the failure'])
+        await end.commitWith('INSERT INTO inline_t (n, t) VALUES ($1, $2::int::text)', [1002, 'not a number'])
+      }).catch((e: unknown) => e)
+      expect((failed as Error).message).toMatch(/invalid input syntax for type integer/)
+      const { rows } = await pool.query('SELECT n FROM inline_t WHERE n >= 1000 ORDER BY n')
+      expect(rows).toEqual([{ n: '1000' }])
+      // The connection is back in the pool and works.
+      expect((await watched.query('SELECT 1 AS x')).rows).toEqual([{ x: 1 }])
+    } finally {
+      await watched.end()
+    }
   })
 })
