@@ -22,16 +22,22 @@ export interface OtherBridgesDeps {
 export function followOtherBridges(deps: OtherBridgesDeps): Array<() => void> {
   const { store, waiters, background } = deps
   if (!isSharedStore(store)) return []
-  /** Re-read the card of an ask waiting here; answered (through another bridge): hand it over. */
-  const wake = async (key: CallKey) => {
-    if (!waiters.has(key)) return
-    const card = (await store.getCard<CardState>(key))?.state
+  /** An answered card (through another bridge) whose ask waits here: hand it over. */
+  const handOver = (card: CardState | undefined) => {
     if (card?.status !== 'answered' || !card.result) return
     // The bridge that applied the click audited it and found nobody waiting there.
     deps.handOver(card, card.result)
   }
+  const wake = async (key: CallKey) => {
+    if (waiters.has(key)) handOver((await store.getCard<CardState>(key))?.state)
+  }
+  /** Every ask waiting here, in one read: only the cards answered meanwhile come back. */
   const wakeAll = async () => {
-    for (const key of waiters.calls()) await wake(key)
+    const calls = waiters.calls()
+    if (calls.length === 0) return
+    for (const card of await store.listCards<CardState>({ calls, statuses: ['answered'] })) {
+      if (waiters.has(card)) handOver(card.state)
+    }
   }
   const unwatch = store.watch((change) => {
     if (change.kind === 'resync') background(wakeAll())

@@ -134,13 +134,18 @@ export async function getCard<T>(c: Queryable, key: CallKey): Promise<VersionedC
 }
 
 export async function listCards<T>(c: Queryable, filter: CardFilter): Promise<Array<ListedCard<T>>> {
-  const { statuses, notStatuses, callStates, updatedSince, latest } = filter
-  if (statuses?.length === 0 || callStates?.length === 0) return []
+  const { statuses, notStatuses, callStates, updatedSince, latest, calls } = filter
+  if (statuses?.length === 0 || callStates?.length === 0 || calls?.length === 0) return []
   const where: string[] = []
   const args: unknown[] = []
   const arg = (value: unknown) => {
     args.push(value)
     return `$${args.length}`
+  }
+  if (calls) {
+    const agents = arg(calls.map((k) => k.agentId))
+    const ids = arg(calls.map((k) => k.callId))
+    where.push(`(c.agent_id, c.call_id) IN (SELECT * FROM unnest(${agents}::text[], ${ids}::text[]))`)
   }
   if (statuses) where.push(`c.status = ANY(${arg(statuses)}::text[])`)
   if (notStatuses?.length) where.push(`(c.status IS NULL OR NOT c.status = ANY(${arg(notStatuses)}::text[]))`)

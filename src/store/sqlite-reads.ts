@@ -103,8 +103,8 @@ export function listCards<T>(
   stmts: SqliteStatements,
   filter: CardFilter,
 ): Array<ListedCard<T>> {
-  const { statuses, notStatuses, callStates, updatedSince, latest } = filter
-  if (statuses?.length === 0 || callStates?.length === 0) return []
+  const { statuses, notStatuses, callStates, updatedSince, latest, calls } = filter
+  if (statuses?.length === 0 || callStates?.length === 0 || calls?.length === 0) return []
   if (Object.values(filter).every((v) => v === undefined)) return listedCardsOf<T>(stmts.listCards.all())
   const where: string[] = []
   const args: unknown[] = []
@@ -117,6 +117,11 @@ export function listCards<T>(
   if (statuses) where.push(`${status} IN (${list(statuses)})`)
   if (notStatuses?.length) where.push(`(c.status IS NULL OR +c.status NOT IN (${list(notStatuses)}))`)
   if (callStates) where.push(`k.state IN (${list(callStates)})`)
+  if (calls) {
+    // One bound JSON array of [agent, call] pairs, however many: SQLite caps a statement's parameters.
+    where.push("(c.agent_id, c.call_id) IN (SELECT value ->> '$[0]', value ->> '$[1]' FROM json_each(?))")
+    args.push(JSON.stringify(calls.map((k) => [k.agentId, k.callId])))
+  }
   if (updatedSince !== undefined) {
     where.push('c.updated_at >= ?')
     args.push(updatedSince)

@@ -123,6 +123,8 @@ export interface CardFilter {
   updatedSince?: number
   /** Only the `latest` most recently updated, newest first. */
   latest?: number
+  /** Only these calls' cards (looked up by key, one index probe each). */
+  calls?: CallKey[]
 }
 
 /**

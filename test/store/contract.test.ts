@@ -487,6 +487,22 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
       'cont',
     ])
     expect(await store.listCards({ callStates: [] })).toEqual([])
+    expect(ids(await store.listCards({ calls: [k('done'), k('live'), k('nothing'), k('cont')] }))).toEqual([
+      'live',
+      'cont',
+      'done',
+    ])
+    // Keys are matched whole: another agent's call of the same id is not it.
+    expect(
+      ids(
+        await store.listCards({
+          calls: [{ agentId: 'bob', callId: 'done' }, k('done')],
+          statuses: ['answered'],
+        }),
+      ),
+    ).toEqual(['done'])
+    expect(await store.listCards({ calls: [{ agentId: 'bob', callId: 'live' }] })).toEqual([])
+    expect(await store.listCards({ calls: [] })).toEqual([])
   })
 
   it('records one post per call and destination, updates its reference, lists in order', async () => {
