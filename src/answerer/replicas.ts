@@ -23,20 +23,20 @@ export function followOtherBridges(deps: OtherBridgesDeps): Array<() => void> {
   const { store, waiters, background } = deps
   if (!isSharedStore(store)) return []
   /** An answered card (through another bridge) whose ask waits here: hand it over. */
-  const handOver = (card: CardState | undefined) => {
+  const deliver = (card: CardState | undefined) => {
     if (card?.status !== 'answered' || !card.result) return
     // The bridge that applied the click audited it and found nobody waiting there.
     deps.handOver(card, card.result)
   }
   const wake = async (key: CallKey) => {
-    if (waiters.has(key)) handOver((await store.getCard<CardState>(key))?.state)
+    if (waiters.has(key)) deliver((await store.getCard<CardState>(key))?.state)
   }
   /** Every ask waiting here, in one read: only the cards answered meanwhile come back. */
   const wakeAll = async () => {
     const calls = waiters.calls()
     if (calls.length === 0) return
     for (const card of await store.listCards<CardState>({ calls, statuses: ['answered'] })) {
-      if (waiters.has(card)) handOver(card.state)
+      if (waiters.has(card)) deliver(card.state)
     }
   }
   const unwatch = store.watch((change) => {

@@ -149,7 +149,11 @@ export async function migrate(
  * `$7::text[]`). Any other value is refused: it has no literal this can vouch for.
  */
 export function inlineParams(sql: string, params: readonly unknown[]): string {
-  return sql.replace(/\$(\d+)/g, (_, n: string) => literalOf(params[Number(n) - 1], n))
+  return sql.replace(/\$(\d+)/g, (_, n: string) => {
+    // As the server refuses a bind with too few values: a placeholder with none is a bug, not NULL.
+    if (Number(n) < 1 || Number(n) > params.length) throw new RangeError(`parameter $${n}: no value given`)
+    return literalOf(params[Number(n) - 1], n)
+  })
 }
 
 function literalOf(value: unknown, n: string): string {

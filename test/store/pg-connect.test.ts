@@ -202,6 +202,7 @@ describe('a transaction that ends with its last statement', () => {
     for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, { a: 1 }, 10n, [1, 2]]) {
       expect(() => inlineParams('SELECT $1', [bad])).toThrow(/parameter \$1/)
     }
+    expect(() => inlineParams('SELECT $1, $2', ['one'])).toThrow(/parameter \$2: no value given/)
   })
 
   it('commits with the statement in one round trip, and a failing statement commits nothing', async () => {
