@@ -214,11 +214,14 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
     process.off('unhandledRejection', onUnhandled)
     return 1
   }
-  io.stderr(`askbridge is running. Web inbox: ${bridge.inboxUrl}\n`)
   // What a burst of asks and clicks made V8 take, handed back once the bridge goes quiet.
   const { returnHeapAtRest } = await import('./heap-at-rest.js')
+  // The signal handlers are in place before the line that says the bridge is up: a supervisor
+  // that stops it the moment it reads that line gets a clean close, not a kill by the signal.
+  const stopped = untilStopped(bridge, log, io)
+  io.stderr(`askbridge is running. Web inbox: ${bridge.inboxUrl}\n`)
   const heap = returnHeapAtRest(log)
-  await untilStopped(bridge, log, io)
+  await stopped
   heap.stop()
   process.off('unhandledRejection', onUnhandled)
   return 0

@@ -95,9 +95,9 @@ test('serve starts on the embedded defaults, logs JSON lines without secrets, st
   const ok = await fetch(`${url}/v1/questions`, { headers: { authorization: `Bearer ${token}` } })
   expect(await ok.json()).toEqual({ active: [], settled: [] })
 
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const exited = exitOf(child)
   child.kill('SIGTERM')
-  expect(await exited).toBe(0)
+  expect(await exited).toEqual({ code: 0, signal: null })
   const lines = served
     .output()
     .split('\n')
@@ -218,6 +218,42 @@ test('with a token every route but /healthz needs it, Slack clicks pass by signa
     expect(served.output()).not.toContain(secret)
 })
 
+/** How a child ended: its own exit code, or the signal that killed it. */
+function exitOf(child: ChildProcessByStdio<null, Readable, Readable>) {
+  return new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  )
+}
+
+test('SIGTERM the moment serve says it is running closes it cleanly, even with a slow module loader', async () => {
+  // A loader that takes 5 ms a module: anything serve still loaded after its "running" line
+  // would leave the signal's default action (a kill) in place that long.
+  const slowHook = join(cwd, 'slow-hook.mjs')
+  writeFileSync(
+    slowHook,
+    `export async function resolve(specifier, context, next) {
+  await new Promise((r) => setTimeout(r, 5))
+  return next(specifier, context)
+}`,
+  )
+  const register = join(cwd, 'slow-register.mjs')
+  writeFileSync(
+    register,
+    `import { register } from 'node:module'
+import { pathToFileURL } from 'node:url'
+register(pathToFileURL(${JSON.stringify(slowHook)}))`,
+  )
+  const { child, served } = spawnServe({
+    ASKBRIDGE_DB: join(cwd, 'slow.db'),
+    NODE_OPTIONS: `--import ${register}`,
+  })
+  const exited = exitOf(child)
+  await served.url
+  child.kill('SIGTERM')
+  expect(await exited).toEqual({ code: 0, signal: null })
+  expect(served.output()).toContain('askbridge stopped')
+}, 60_000)
+
 /** Follow a `serve` child's stderr: the inbox URL once it is listening, and everything it logged. */
 /** `askbridge serve` (the built command) in the test folder on a free port, with `env` besides. */
 function spawnServe(env: Record<string, string>) {
@@ -296,9 +332,9 @@ Module._load = function (request, parent, isMain) {
     }),
   })
   expect(await ask.json()).toMatchObject({ pending: true })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const exited = exitOf(child)
   child.kill('SIGTERM')
-  expect(await exited).toBe(0)
+  expect(await exited).toEqual({ code: 0, signal: null })
   const modules = readFileSync(loaded, 'utf8')
   // The hooks saw the bridge's own modules and its SQLite driver…
   expect(modules).toContain('/dist/src/store/sqlite.js')
