@@ -197,6 +197,40 @@ export async function transaction<T>(
   fn: (c: pg.PoolClient, opened: pg.QueryResult[], end: TransactionEnd) => Promise<T>,
   opening?: string,
 ): Promise<T> {
+  return onClient(pool, where, async (client) => {
+    let committed = false
+    const end: TransactionEnd = {
+      async commitWith(sql, params) {
+        if (committed) throw new Error('commitWith: the transaction is already committed')
+        committed = true
+        // One simple query: if the statement fails, PostgreSQL skips the COMMIT and the
+        // transaction is aborted (rolled back below).
+        const results = (await client.query(
+          `${inlineParams(sql, params)}; COMMIT`,
+        )) as unknown as pg.QueryResult[]
+        return results[0] as pg.QueryResult
+      },
+    }
+    // A string of several statements comes back as one result each, BEGIN's first.
+    const begun: pg.QueryResult | pg.QueryResult[] = await client.query(
+      opening ? `BEGIN; ${opening}` : 'BEGIN',
+    )
+    const result = await fn(client, Array.isArray(begun) ? begun.slice(1) : [], end)
+    if (!committed) await client.query('COMMIT')
+    return result
+  })
+}
+
+/**
+ * `fn` on one pooled connection, a transaction it may open rolled back if it throws; a broken
+ * connection is discarded. Driver failures become StorageErrors; `fn`'s own errors (a decision's
+ * refusal) pass unchanged.
+ */
+async function onClient<T>(
+  pool: pg.Pool,
+  where: string,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect().catch((error: unknown) => {
     throw fromPgError(error, where)
   })
@@ -207,38 +241,34 @@ export async function transaction<T>(
     broken = error
   }
   client.on('error', onError)
-  let committed = false
-  const end: TransactionEnd = {
-    async commitWith(sql, params) {
-      if (committed) throw new Error('commitWith: the transaction is already committed')
-      committed = true
-      // One simple query: if the statement fails, PostgreSQL skips the COMMIT and the
-      // transaction is aborted (rolled back below).
-      const results = (await client.query(
-        `${inlineParams(sql, params)}; COMMIT`,
-      )) as unknown as pg.QueryResult[]
-      return results[0] as pg.QueryResult
-    },
-  }
   try {
-    // A string of several statements comes back as one result each, BEGIN's first.
-    const begun: pg.QueryResult | pg.QueryResult[] = await client.query(
-      opening ? `BEGIN; ${opening}` : 'BEGIN',
-    )
-    try {
-      const result = await fn(client, Array.isArray(begun) ? begun.slice(1) : [], end)
-      if (!committed) await client.query('COMMIT')
-      return result
-    } catch (error) {
-      await client.query('ROLLBACK').catch((e: unknown) => {
-        broken = e instanceof Error ? e : new Error(String(e))
-      })
-      throw error
-    }
+    return await fn(client)
   } catch (error) {
+    // Outside a transaction (it failed at BEGIN) this is a warning, not an error.
+    await client.query('ROLLBACK').catch((e: unknown) => {
+      broken = e instanceof Error ? e : new Error(String(e))
+    })
     throw fromPgError(error, where)
   } finally {
     client.off('error', onError)
     client.release(broken)
   }
+}
+
+/**
+ * A whole transaction as one simple query, one round trip: `BEGIN`, `statements` (the parameters
+ * written in, see {@link inlineParams}) and `COMMIT`; their results, in order, BEGIN's and
+ * COMMIT's left out. If a statement fails, PostgreSQL skips the rest and the transaction is rolled
+ * back here; failures become StorageErrors, and a broken connection is discarded.
+ */
+export function transactOnce(
+  pool: pg.Pool,
+  where: string,
+  statements: ReadonlyArray<{ sql: string; params?: readonly unknown[] }>,
+): Promise<pg.QueryResult[]> {
+  const sql = statements.map((s) => (s.params ? inlineParams(s.sql, s.params) : s.sql)).join('; ')
+  return onClient(pool, where, async (client) => {
+    const results = (await client.query(`BEGIN; ${sql}; COMMIT`)) as unknown as pg.QueryResult[]
+    return results.slice(1, -1)
+  })
 }

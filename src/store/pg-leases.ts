@@ -15,6 +15,11 @@ export async function lockCall(c: Queryable, key: CallKey): Promise<void> {
   await c.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [key.agentId, key.callId])
 }
 
+/** {@link lockCall} as a statement of a simple query (the ids quoted as literals). */
+export function lockStatement(key: CallKey): string {
+  return `SELECT pg_advisory_xact_lock(hashtext(${pg.escapeLiteral(key.agentId)}), hashtext(${pg.escapeLiteral(key.callId)}))`
+}
+
 /**
  * {@link lockCall}, then the call's row, as statements to send with the transaction's BEGIN (one
  * round trip instead of three). They go as one simple query, in which each statement takes its own
@@ -23,7 +28,7 @@ export async function lockCall(c: Queryable, key: CallKey): Promise<void> {
 export function lockAndReadCall(key: CallKey, reserveSeq = false): string {
   const agent = pg.escapeLiteral(key.agentId)
   const call = pg.escapeLiteral(key.callId)
-  const lockAndRead = `SELECT pg_advisory_xact_lock(hashtext(${agent}), hashtext(${call})); SELECT record FROM askbridge_calls WHERE agent_id = ${agent} AND call_id = ${call}`
+  const lockAndRead = `${lockStatement(key)}; SELECT record FROM askbridge_calls WHERE agent_id = ${agent} AND call_id = ${call}`
   // The seq of the event the transaction will append, drawn now so that its call row can be
   // folded before the write that stores both (a seq not used is a gap, as after a rollback).
   return reserveSeq

@@ -124,13 +124,29 @@ export async function events(
   }))
 }
 
-export async function getCard<T>(c: Queryable, key: CallKey): Promise<VersionedCard<T> | undefined> {
-  const { rows } = await c.query<{ version: number; state: string }>(
-    'SELECT version, state FROM askbridge_cards WHERE agent_id = $1 AND call_id = $2',
+/**
+ * Told the call row (its `record` text; null: none) beside each card a read returns, as of the
+ * same snapshot: a decision on the card may go optimistically on it (see `PostgresStore.casCard`).
+ */
+export type SeenCall = (key: CallKey, cardVersion: number, record: string | null) => void
+
+/** The call row's record beside a card row, in the same statement. */
+const CALL_RECORD =
+  '(SELECT k.record FROM askbridge_calls k WHERE k.agent_id = c.agent_id AND k.call_id = c.call_id) AS call_record'
+
+export async function getCard<T>(
+  c: Queryable,
+  key: CallKey,
+  seen?: SeenCall,
+): Promise<VersionedCard<T> | undefined> {
+  const { rows } = await c.query<{ version: number; state: string; call_record: string | null }>(
+    `SELECT c.version, c.state, ${CALL_RECORD} FROM askbridge_cards c WHERE c.agent_id = $1 AND c.call_id = $2`,
     [key.agentId, key.callId],
   )
   const row = rows[0]
-  return row ? { version: row.version, state: JSON.parse(row.state) as T } : undefined
+  if (!row) return undefined
+  seen?.(key, row.version, row.call_record)
+  return { version: row.version, state: JSON.parse(row.state) as T }
 }
 
 export async function listCards<T>(c: Queryable, filter: CardFilter): Promise<Array<ListedCard<T>>> {
@@ -164,12 +180,18 @@ export async function listCards<T>(c: Queryable, filter: CardFilter): Promise<Ar
   return listedCardsOf<T>(rows)
 }
 
-export async function findCards<T>(c: Queryable, callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
-  const { rows } = await c.query<CardRow>(
-    'SELECT agent_id, call_id, version, state FROM askbridge_cards WHERE call_id = $1 ORDER BY ord',
+export async function findCards<T>(
+  c: Queryable,
+  callId: string,
+  seen?: SeenCall,
+): Promise<Array<VersionedCard<T> & CallKey>> {
+  const { rows } = await c.query<CardRow & { call_record: string | null }>(
+    `SELECT c.agent_id, c.call_id, c.version, c.state, ${CALL_RECORD} FROM askbridge_cards c WHERE c.call_id = $1 ORDER BY c.ord`,
     [callId],
   )
-  return cardsOf<T>(rows)
+  const cards = cardsOf<T>(rows)
+  if (seen) for (const [i, card] of cards.entries()) seen(card, card.version, rows[i]?.call_record ?? null)
+  return cards
 }
 
 export async function listAudit(

@@ -131,14 +131,63 @@ export async function writeCardAndEvent(
   return result.rowCount === 1
 }
 
-/** The card's compare-and-set and its audit entries, as the CTEs `card` and `audit` ($1–$9). */
-function cardAndAudit(expectedVersion: number): string {
+/**
+ * {@link writeCardAndEvent} decided on a call row read before the call's lock was taken: the
+ * statement that follows the lock in a one-round-trip transaction (`transactOnce`). The four rows
+ * are written only if the call's record is still `seenRecord`, read under the lock, and the card
+ * still at its expected version. The event's seq is drawn in the statement; `settledBySeq` says the
+ * folded row takes it as its `settledSeq` (written in the record and its column).
+ * `guarded`: the call row was as seen; `written`: the card (and so all four) was written.
+ */
+export function guardedCardAndEvent(
+  card: CardWrite,
+  event: { event: StoreEvent; notify: { channel: string; payload: string } },
+  call: CallRecord,
+  seenRecord: string,
+  settledBySeq: boolean,
+): { sql: string; params: unknown[] } {
+  const params = [
+    ...cardParams(card),
+    event.event.type,
+    JSON.stringify(event.event),
+    event.notify.channel,
+    event.notify.payload,
+    ...callParams(call).slice(2),
+    seenRecord,
+    settledBySeq,
+  ]
+  const sql = `WITH guard AS (
+       SELECT 1 FROM askbridge_calls WHERE agent_id = $1 AND call_id = $2 AND record = $24
+     ),
+     ${cardAndAudit(card.expectedVersion, 'guard')},
+     s AS (SELECT nextval(pg_get_serial_sequence('askbridge_events', 'seq')) AS seq FROM card),
+     event AS (
+       INSERT INTO askbridge_events (seq, agent_id, call_id, type, at, data)
+       SELECT s.seq, $1, $2, $12, $5, $13 FROM s
+     ),
+     call AS (
+       INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, ended_at, record)
+       SELECT $1, $2, $16, $17, $18, $19, CASE WHEN $25 THEN s.seq ELSE $20 END, $21, $22,
+         CASE WHEN $25 THEN jsonb_set($23::jsonb, '{settledSeq}', to_jsonb(s.seq))::text ELSE $23 END
+       FROM s
+       ${CALL_UPSERT}
+     ),
+     notified AS (SELECT pg_notify($10, $11), pg_notify($14, $15) FROM card)
+     SELECT (SELECT count(*) FROM guard)::int AS guarded, (SELECT count(*) FROM notified)::int AS written`
+  return { sql, params }
+}
+
+/**
+ * The card's compare-and-set and its audit entries, as the CTEs `card` and `audit` ($1–$9); with
+ * `guard` (the name of a CTE), the card is written only if that CTE has a row.
+ */
+function cardAndAudit(expectedVersion: number, guard?: string): string {
   const card =
     expectedVersion === 0
       ? `INSERT INTO askbridge_cards (agent_id, call_id, version, status, state, updated_at)
          SELECT $1, $2, 1, $3, $4, $5 WHERE $6::int = 0 ON CONFLICT DO NOTHING RETURNING 1`
       : `UPDATE askbridge_cards SET version = version + 1, status = $3, state = $4, updated_at = $5
-         WHERE agent_id = $1 AND call_id = $2 AND version = $6 RETURNING 1`
+         WHERE agent_id = $1 AND call_id = $2 AND version = $6${guard ? ` AND EXISTS (SELECT 1 FROM ${guard})` : ''} RETURNING 1`
   return `card AS (${card}),
      audit AS (
        INSERT INTO askbridge_audit (agent_id, call_id, at, data)

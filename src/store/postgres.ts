@@ -3,13 +3,14 @@ import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { StorageError } from './errors.js'
-import { foldCall, ownEvents } from './fold.js'
+import { callKeyString, foldCall, ownEvents } from './fold.js'
 import {
   clientConfig,
   openPostgres,
   type PostgresPoolOptions,
   type TransactionEnd,
   transaction,
+  transactOnce,
 } from './pg-connect.js'
 import { fromPgError } from './pg-errors.js'
 import { type LeaderHandlers, type Leadership, schemaLeadership } from './pg-leader.js'
@@ -19,6 +20,7 @@ import {
   lapsedDeadlines,
   lockAndReadCall,
   lockCall,
+  lockStatement,
   renewLeases,
   seqOfOpening,
 } from './pg-leases.js'
@@ -48,6 +50,11 @@ import type {
   StoreEvent,
   VersionedCard,
 } from './types.js'
+
+/** How many call rows read beside cards are kept for the decisions that follow (see `#seenCalls`). */
+const SEEN_CALLS = 256
+/** The seq a row is folded with before the statement that writes it draws the real one. */
+const UNDRAWN_SEQ = -1
 
 export interface PostgresStoreOptions extends PostgresPoolOptions {
   /** Clock for event timestamps and leases. @default Date.now */
@@ -297,7 +304,77 @@ export class PostgresStore implements Store {
 
   async getCard<T>(key: CallKey): Promise<VersionedCard<T> | undefined> {
     this.check()
-    return reads.getCard<T>(this.db, key)
+    return reads.getCard<T>(this.db, key, this.seeCall)
+  }
+
+  /**
+   * The call rows beside the cards last read (card key → the card's version and the row's record):
+   * a decision on the card taken soon after may go on the row as read (see `casCardOnSeenCall`).
+   * A hint only, and a few hundred entries at most.
+   */
+  readonly #seenCalls = new Map<string, { cardVersion: number; record: string }>()
+
+  private readonly seeCall: reads.SeenCall = (key, cardVersion, record) => {
+    const k = callKeyString(key)
+    this.#seenCalls.delete(k)
+    if (record === null) return
+    this.#seenCalls.set(k, { cardVersion, record })
+    if (this.#seenCalls.size > SEEN_CALLS) {
+      const oldest = this.#seenCalls.keys().next().value
+      if (oldest !== undefined) this.#seenCalls.delete(oldest)
+    }
+  }
+
+  /** The call row read beside the card at `cardVersion`, if that is the last read of it. */
+  private takeSeenCall(key: CallKey, cardVersion: number): string | undefined {
+    const k = callKeyString(key)
+    const seen = this.#seenCalls.get(k)
+    this.#seenCalls.delete(k)
+    return seen?.cardVersion === cardVersion ? seen.record : undefined
+  }
+
+  /**
+   * A completing click's commit in one round trip: the call step decides on the call row as read
+   * with the card, and the transaction (the call's lock, then card, audit, event and call row)
+   * writes only if that row is unchanged under the lock, which makes the decision the one the
+   * locked path would take. `moved`: the row changed, or the step is not the usual one (one event,
+   * no refusal); the caller decides under the lock instead.
+   */
+  private async casCardOnSeenCall(
+    card: writes.CardWrite,
+    call: CallStep,
+    seenRecord: string,
+  ): Promise<boolean | 'moved'> {
+    if (card.expectedVersion === 0) return 'moved'
+    const read = JSON.parse(seenRecord) as CallRecord
+    let events: StoreEvent[]
+    try {
+      events = ownEvents(card.key, call(structuredClone(read)), 'casCard')
+    } catch {
+      // A refusal on a row that may be stale: decided again under the lock.
+      return 'moved'
+    }
+    const [only] = events
+    if (!only || events.length !== 1 || only.type === 'asked') return 'moved'
+    // Folded with a placeholder seq: the statement draws the real one and writes it in.
+    const next = foldCall(read, { ...only, seq: UNDRAWN_SEQ, at: card.at })
+    if (!next || next.askedSeq === UNDRAWN_SEQ) return 'moved'
+    const settledBySeq = next.settledSeq === UNDRAWN_SEQ
+    const write = writes.guardedCardAndEvent(
+      card,
+      { event: only, notify: this.eventNote(only) },
+      next,
+      seenRecord,
+      settledBySeq,
+    )
+    this.check()
+    const [, result] = await transactOnce(this.pool, this.target.redacted, [
+      { sql: lockStatement(card.key) },
+      write,
+    ])
+    const row = result?.rows[0] as { guarded: number; written: number } | undefined
+    if (!row?.guarded) return 'moved'
+    return row.written === 1
   }
 
   async casCard<T>(
@@ -320,6 +397,11 @@ export class PostgresStore implements Store {
     if (!call) {
       const written = await writes.writeCard(this.db, card)
       return written ? expectedVersion + 1 : undefined
+    }
+    const seen = this.takeSeenCall(key, expectedVersion)
+    if (seen !== undefined) {
+      const written = await this.casCardOnSeenCall(card, call, seen)
+      if (written !== 'moved') return written ? expectedVersion + 1 : undefined
     }
     // With a decision on the call: one transaction, under the call's lock (as `transact` takes it).
     return this.txOnCall(
@@ -365,7 +447,7 @@ export class PostgresStore implements Store {
 
   async findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
     this.check()
-    return reads.findCards<T>(this.db, callId)
+    return reads.findCards<T>(this.db, callId, this.seeCall)
   }
 
   async addPost(post: PostRecord): Promise<boolean> {

@@ -1,0 +1,132 @@
+import pg from 'pg'
+import { afterEach, expect, it, vi } from 'vitest'
+import { PostgresStore } from '../../src/store/postgres.js'
+import type { CallKey, CallRecord, CallStep, StoreEvent } from '../../src/store/types.js'
+import { type TestSchema, testSchema } from '../helpers/pg.js'
+
+// A completing click decides on the call row read beside its card, and commits in one round trip
+// when that row is unchanged under the call's lock; otherwise it decides again under the lock.
+
+const key: CallKey = { agentId: 'alice', callId: "call-'1'" }
+const asked: StoreEvent = {
+  type: 'asked',
+  ...key,
+  questions: [{ id: 'colour', question: 'Which colour?', options: [{ label: 'Red' }, { label: 'Blue' }] }],
+  timed: true,
+  deadline: 1_000_000,
+}
+const answered: StoreEvent = { type: 'answered', ...key, answers: [{ id: 'colour', selected: ['Red'] }] }
+
+let schema: TestSchema | undefined
+const stores: PostgresStore[] = []
+afterEach(async () => {
+  vi.restoreAllMocks()
+  await Promise.all(stores.splice(0).map((s) => s.close()))
+  await schema?.drop()
+  schema = undefined
+})
+
+async function open(): Promise<PostgresStore> {
+  schema ??= await testSchema()
+  const store = await PostgresStore.open(schema.url, { max: 4 })
+  stores.push(store)
+  return store
+}
+
+/** An asked call with its card at version 1. */
+async function askedWithCard(store: PostgresStore): Promise<void> {
+  await store.append(asked)
+  expect(await store.casCard(key, 0, { n: 0 })).toBe(1)
+}
+
+/** The step of a completing click: answer an open call; anything else, no event. */
+function answering(seen: Array<string | undefined>): CallStep {
+  return (call: CallRecord | undefined) => {
+    seen.push(call?.state)
+    return call?.state === 'open' ? [answered] : []
+  }
+}
+
+/** Every statement string sent on any connection from now on. */
+function watchWire(): string[] {
+  const sent: string[] = []
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown
+  vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    const text = args[0]
+    sent.push(typeof text === 'string' ? text : String((text as { text?: string }).text))
+    return query.apply(this, args) as never
+  } as never)
+  return sent
+}
+
+it('after a read, a completing decision is one round trip, and the call row carries the seq of its event', async () => {
+  const store = await open()
+  await askedWithCard(store)
+  const [card] = await store.findCards(key.callId)
+  expect(card?.version).toBe(1)
+  const sent = watchWire()
+  const seen: Array<string | undefined> = []
+  const audit = [{ ...key, kind: 'completed' as const, detail: { colour: 'Red' } }]
+  expect(await store.casCard(key, 1, { n: 1 }, audit, answering(seen))).toBe(2)
+  vi.restoreAllMocks()
+  expect(seen).toEqual(['open'])
+  expect(sent).toHaveLength(1)
+  expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(.*; COMMIT$/s)
+
+  const event = (await store.events({ callId: key.callId })).find((e) => e.type === 'answered')
+  const call = await store.getCall(key)
+  expect(call).toMatchObject({ state: 'settled', answers: answered.answers, settledSeq: event?.seq })
+  const [row] = await (schema as TestSchema).query<{ settled_seq: string; state: string }>(
+    'SELECT settled_seq, state FROM askbridge_calls',
+  )
+  expect(row).toEqual({ settled_seq: String(event?.seq), state: 'settled' })
+  expect((await store.getCard(key))?.state).toEqual({ n: 1 })
+  expect((await store.listAudit({ callId: key.callId })).map((e) => e.kind)).toEqual(['completed'])
+  // The next asks draw later seqs: the one drawn in the statement came from the same sequence.
+  await store.append({ ...asked, callId: 'call-2' })
+  const later = (await store.events({ callId: 'call-2' }))[0]
+  expect(later?.seq).toBeGreaterThan(event?.seq ?? Number.POSITIVE_INFINITY)
+})
+
+it('when the call changed after the read, the decision is taken again on the row as it is under the lock', async () => {
+  const store = await open()
+  const other = await open()
+  await askedWithCard(store)
+  await store.findCards(key.callId)
+  // Another bridge closes the wait meanwhile: the call is continued, not open.
+  await other.append({ type: 'pending', ...key })
+  const seen: Array<string | undefined> = []
+  expect(await store.casCard(key, 1, { n: 1 }, [], answering(seen))).toBe(2)
+  expect(seen).toEqual(['open', 'continued'])
+  expect((await store.getCall(key))?.state).toBe('continued')
+  expect((await store.events({ callId: key.callId })).map((e) => e.type)).toEqual(['asked', 'pending'])
+})
+
+it('when the card moved after the read, nothing is written: not the card, the audit, the event or the call', async () => {
+  const store = await open()
+  const other = await open()
+  await askedWithCard(store)
+  await store.findCards(key.callId)
+  expect(await other.casCard(key, 1, { n: 'other' })).toBe(2)
+  const audit = [{ ...key, kind: 'completed' as const }]
+  expect(await store.casCard(key, 1, { n: 1 }, audit, answering([]))).toBeUndefined()
+  expect((await store.getCard(key))?.state).toEqual({ n: 'other' })
+  expect(await store.listAudit({ callId: key.callId })).toEqual([])
+  expect((await store.events({ callId: key.callId })).map((e) => e.type)).toEqual(['asked'])
+  expect((await store.getCall(key))?.state).toBe('open')
+})
+
+it('a refusal decided on the row as read is decided again under the lock', async () => {
+  const store = await open()
+  await askedWithCard(store)
+  await store.findCards(key.callId)
+  let calls = 0
+  const refuseOnce: CallStep = (call) => {
+    calls++
+    if (calls === 1) throw new Error('refused on the row as read')
+    return call?.state === 'open' ? [answered] : []
+  }
+  expect(await store.casCard(key, 1, { n: 1 }, [], refuseOnce)).toBe(2)
+  expect(calls).toBe(2)
+  expect((await store.getCall(key))?.state).toBe('settled')
+})
