@@ -5,7 +5,8 @@
 //   AB_VARIANTS='{"before":{"AB_CHECKOUT":"/tmp/before"},"after":{}}' node bench/ab-click.js
 // Each variant is a name and the environment its serve gets; AB_CHECKOUT runs another checkout's
 // build (`git worktree add /tmp/before HEAD~1`, link node_modules, `npx tsc -p tsconfig.build.json`
-// there). `npm run bench -- click` (or `npx tsc -p tsconfig.bench.json`) builds dist-bench first.
+// there); AB_PROFILE names a directory for the serve's V8 CPU profile (`--cpu-prof`, which NODE_OPTIONS
+// refuses). `npm run bench -- click` (or `npx tsc -p tsconfig.bench.json`) builds dist-bench first.
 // BENCH_CLICKS (default 1000) clicks per server, AB_PER (default 50) per round. Prints one line a server
 // (the ack), then one a build (click → the waiting agent has its answer).
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -28,10 +29,10 @@ const clicker = startClicker(fake.options.signingSecret)
 const servers = {}
 const dirs = []
 try {
-  for (const [name, { AB_CHECKOUT, ...env }] of Object.entries(variants)) {
+  for (const [name, { AB_CHECKOUT, AB_PROFILE, ...env }] of Object.entries(variants)) {
     const dir = mkdtempSync(join(tmpdir(), `askbridge-ab-${name}-`))
     dirs.push(dir)
-    servers[name] = await startAskbridge(fake, dir, { checkout: AB_CHECKOUT, env })
+    servers[name] = await startAskbridge(fake, dir, { checkout: AB_CHECKOUT, profileDir: AB_PROFILE, env })
   }
   servers.bolt = await startPeer('bolt', fake)
   const url = (name) => `${servers[name].url}/slack/events`

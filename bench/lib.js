@@ -136,15 +136,14 @@ export async function startChild(name, args, env, readUrl, command = process.exe
 export async function startServe(env, nodeArgs = [], checkout = '.') {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const nodeOptions = [env.NODE_OPTIONS, ...nodeArgs].filter(Boolean).join(' ')
+  // Node's own flags go on its command line: some (`--cpu-prof`) are refused in NODE_OPTIONS.
   return startChild(
     'askbridge serve',
-    ['serve'],
+    [...nodeArgs, resolve(root, checkout, 'bin/askbridge.js'), 'serve'],
     {
       ASKBRIDGE_PORT: String(port),
       ASKBRIDGE_LOG_LEVEL: 'warn',
       ...env,
-      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
     },
     () =>
       until(
@@ -155,7 +154,6 @@ export async function startServe(env, nodeArgs = [], checkout = '.') {
           ),
         'askbridge serve to listen',
       ),
-    resolve(root, checkout, 'bin/askbridge.js'),
   )
 }
 
