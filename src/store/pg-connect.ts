@@ -180,8 +180,10 @@ export interface TransactionEnd {
   /**
    * Run `sql` and COMMIT in one round trip (the parameters written in, see {@link inlineParams});
    * `sql`'s result. The transaction is then over: `fn` returns and nothing is committed again.
+   * `after`: a statement run just after the COMMIT, in the same round trip and a transaction of
+   * its own (the notifications of what was committed, see `notesAfterCommit`).
    */
-  commitWith(sql: string, params: readonly unknown[]): Promise<pg.QueryResult>
+  commitWith(sql: string, params: readonly unknown[], after?: string): Promise<pg.QueryResult>
 }
 
 /**
@@ -200,13 +202,13 @@ export async function transaction<T>(
   return onClient(pool, where, async (client) => {
     let committed = false
     const end: TransactionEnd = {
-      async commitWith(sql, params) {
+      async commitWith(sql, params, after) {
         if (committed) throw new Error('commitWith: the transaction is already committed')
         committed = true
-        // One simple query: if the statement fails, PostgreSQL skips the COMMIT and the
-        // transaction is aborted (rolled back below).
+        // One simple query: if the statement fails, PostgreSQL skips the COMMIT (and `after`) and
+        // the transaction is aborted (rolled back below).
         const results = (await client.query(
-          `${inlineParams(sql, params)}; COMMIT`,
+          `${inlineParams(sql, params)}; COMMIT${after ? `; ${after}` : ''}`,
         )) as unknown as pg.QueryResult[]
         return results[0] as pg.QueryResult
       },
@@ -257,18 +259,22 @@ async function onClient<T>(
 
 /**
  * A whole transaction as one simple query, one round trip: `BEGIN`, `statements` (the parameters
- * written in, see {@link inlineParams}) and `COMMIT`; their results, in order, BEGIN's and
- * COMMIT's left out. If a statement fails, PostgreSQL skips the rest and the transaction is rolled
- * back here; failures become StorageErrors, and a broken connection is discarded.
+ * written in, see {@link inlineParams}) and `COMMIT`, then `after` (in a transaction of its own,
+ * see {@link TransactionEnd.commitWith}); the statements' results, in order. If a statement fails,
+ * PostgreSQL skips the rest and the transaction is rolled back here; failures become
+ * StorageErrors, and a broken connection is discarded.
  */
 export function transactOnce(
   pool: pg.Pool,
   where: string,
   statements: ReadonlyArray<{ sql: string; params?: readonly unknown[] }>,
+  after?: string,
 ): Promise<pg.QueryResult[]> {
   const sql = statements.map((s) => (s.params ? inlineParams(s.sql, s.params) : s.sql)).join('; ')
   return onClient(pool, where, async (client) => {
-    const results = (await client.query(`BEGIN; ${sql}; COMMIT`)) as unknown as pg.QueryResult[]
-    return results.slice(1, -1)
+    const results = (await client.query(
+      `BEGIN; ${sql}; COMMIT${after ? `; ${after}` : ''}`,
+    )) as unknown as pg.QueryResult[]
+    return results.slice(1, 1 + statements.length)
   })
 }

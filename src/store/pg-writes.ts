@@ -1,5 +1,6 @@
+import pg from 'pg'
 import { statusOf } from './fold.js'
-import type { TransactionEnd } from './pg-connect.js'
+import { type TransactionEnd, transactOnce } from './pg-connect.js'
 import type { Queryable } from './pg-reads.js'
 import type { AuditEntry, CallKey, CallRecord, StoreEvent } from './types.js'
 
@@ -63,6 +64,33 @@ export async function takeLease(c: Queryable, key: CallKey, owner: string, until
   )
 }
 
+/** A notification on the schema's channel (see pg-notify.ts). */
+export interface Note {
+  channel: string
+  payload: string
+}
+
+/** Tells one write's mark from the ones before it on the same connection. */
+let writesMarked = 0
+
+/**
+ * Notifications sent just after a transaction's COMMIT, instead of from inside it. A transaction
+ * that NOTIFYs holds one lock, for the whole server, from the start of its commit to the end of
+ * it, WAL flush included, so such commits queue behind each other and cannot share a flush; a
+ * NOTIFY in a transaction of its own writes nothing to flush. `mark` goes in the writing statement,
+ * evaluated only when it writes: it sets a session setting, which a rollback undoes. `send` is the
+ * statement after the COMMIT, in the same round trip, and sends the notes only if this write's mark
+ * is set: exactly what committed is announced, once it has committed.
+ */
+export function notesAfterCommit(notes: readonly Note[]): { mark: string; send: string } {
+  const token = String(++writesMarked)
+  const sends = notes.map((n) => `pg_notify(${pg.escapeLiteral(n.channel)}, ${pg.escapeLiteral(n.payload)})`)
+  return {
+    mark: `set_config('askbridge.wrote', '${token}', false)`,
+    send: `SELECT ${sends.join(', ')} WHERE current_setting('askbridge.wrote', true) = '${token}'`,
+  }
+}
+
 /** A card's compare-and-set: `state` if the card is still at `expectedVersion` (0: absent). */
 export interface CardWrite {
   key: CallKey
@@ -71,8 +99,8 @@ export interface CardWrite {
   at: number
   /** Written only when the card is. */
   audit: AuditEntry[]
-  /** Sent (on commit) only when the card is written. */
-  notify: { channel: string; payload: string }
+  /** Sent (once committed) only when the card is written. */
+  notify: Note
 }
 
 /**
@@ -89,6 +117,21 @@ export async function writeCard(c: Queryable, card: CardWrite): Promise<boolean>
 }
 
 /**
+ * {@link writeCard} as a transaction of its own, in one round trip, the notification sent after the
+ * COMMIT (see {@link notesAfterCommit}).
+ */
+export async function writeCardOnce(pool: pg.Pool, where: string, card: CardWrite): Promise<boolean> {
+  const notes = notesAfterCommit([card.notify])
+  const [result] = await transactOnce(
+    pool,
+    where,
+    [{ sql: `WITH ${cardAndAudit(card.expectedVersion)} SELECT ${notes.mark} FROM card`, params: cardParams(card) }],
+    notes.send,
+  )
+  return result?.rowCount === 1
+}
+
+/**
  * {@link writeCard} and the one event its call step decided, with the call's folded row, in one
  * statement: the event goes in under `seq`, reserved by the transaction's opening (pg-leases.ts),
  * so the folded row could be computed before the statement. Nothing but the card is compared:
@@ -98,9 +141,10 @@ export async function writeCard(c: Queryable, card: CardWrite): Promise<boolean>
 export async function writeCardAndEvent(
   end: TransactionEnd,
   card: CardWrite,
-  event: { event: StoreEvent; seq: number; notify: { channel: string; payload: string } },
+  event: { event: StoreEvent; seq: number; notify: Note },
   call: CallRecord | undefined,
 ): Promise<boolean> {
+  const notes = notesAfterCommit([card.notify, event.notify])
   const params = [
     ...cardParams(card),
     event.seq,
@@ -110,6 +154,7 @@ export async function writeCardAndEvent(
     event.notify.payload,
     ...(call ? callParams(call).slice(2) : []),
   ]
+  // $10, $11, $15 and $16, the notifications, go after the COMMIT.
   const result = await end.commitWith(
     `WITH ${cardAndAudit(card.expectedVersion)},
      event AS (
@@ -125,8 +170,9 @@ export async function writeCardAndEvent(
      )`
          : ''
      }
-     SELECT pg_notify($10, $11), pg_notify($15, $16) FROM card`,
+     SELECT ${notes.mark} FROM card`,
     params,
+    notes.send,
   )
   return result.rowCount === 1
 }
@@ -141,11 +187,12 @@ export async function writeCardAndEvent(
  */
 export function guardedCardAndEvent(
   card: CardWrite,
-  event: { event: StoreEvent; notify: { channel: string; payload: string } },
+  event: { event: StoreEvent; notify: Note },
   call: CallRecord,
   seenRecord: string,
   settledBySeq: boolean,
-): { sql: string; params: unknown[] } {
+): { sql: string; params: unknown[]; after: string } {
+  const notes = notesAfterCommit([card.notify, event.notify])
   const params = [
     ...cardParams(card),
     event.event.type,
@@ -172,9 +219,10 @@ export function guardedCardAndEvent(
        FROM s
        ${CALL_UPSERT}
      ),
-     notified AS (SELECT pg_notify($10, $11), pg_notify($14, $15) FROM card)
+     notified AS (SELECT ${notes.mark} FROM card)
      SELECT (SELECT count(*) FROM guard)::int AS guarded, (SELECT count(*) FROM notified)::int AS written`
-  return { sql, params }
+  // $10, $11, $14 and $15, the notifications, go after the COMMIT (`after`).
+  return { sql, params, after: notes.send }
 }
 
 /**

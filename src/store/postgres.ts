@@ -368,10 +368,12 @@ export class PostgresStore implements Store {
       settledBySeq,
     )
     this.check()
-    const [, result] = await transactOnce(this.pool, this.target.redacted, [
-      { sql: lockStatement(card.key) },
-      write,
-    ])
+    const [, result] = await transactOnce(
+      this.pool,
+      this.target.redacted,
+      [{ sql: lockStatement(card.key) }, write],
+      write.after,
+    )
     const row = result?.rows[0] as { guarded: number; written: number } | undefined
     if (!row?.guarded) return 'moved'
     return row.written === 1
@@ -385,7 +387,7 @@ export class PostgresStore implements Store {
     call?: CallStep,
   ): Promise<number | undefined> {
     this.check()
-    // The notification rides in the write's own commit: a process waiting on this card re-reads it.
+    // The notification goes once the write has committed: a process waiting on this card re-reads it.
     const card: writes.CardWrite = {
       key,
       expectedVersion,
@@ -395,7 +397,7 @@ export class PostgresStore implements Store {
       notify: { channel: this.channel, payload: noteOf(this.instanceId, key, 'c') },
     }
     if (!call) {
-      const written = await writes.writeCard(this.db, card)
+      const written = await writes.writeCardOnce(this.pool, this.target.redacted, card)
       return written ? expectedVersion + 1 : undefined
     }
     const seen = this.takeSeenCall(key, expectedVersion)

@@ -71,7 +71,7 @@ it('after a read, a completing decision is one round trip, and the call row carr
   vi.restoreAllMocks()
   expect(seen).toEqual(['open'])
   expect(sent).toHaveLength(1)
-  expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(.*; COMMIT$/s)
+  expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(.*; COMMIT; SELECT pg_notify\(.*\)/s)
 
   const event = (await store.events({ callId: key.callId })).find((e) => e.type === 'answered')
   const call = await store.getCall(key)

@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { afterEach, expect, it, vi } from 'vitest'
+import { type StoreChange, type StoreChangeListener } from '../../src/store/pg-notify.js'
+import { notesAfterCommit } from '../../src/store/pg-writes.js'
+import { PostgresStore } from '../../src/store/postgres.js'
+import type { CallKey, CallRecord, CallStep, StoreEvent } from '../../src/store/types.js'
+import { PG_URL, requirePostgres, type TestSchema, testSchema } from '../helpers/pg.js'
+
+// A write that ends its transaction in one round trip sends its notifications just after the
+// COMMIT, in the same round trip: only what committed is announced, and only once it has.
+
+const key: CallKey = { agentId: 'alice', callId: 'call-1' }
+const asked: StoreEvent = {
+  type: 'asked',
+  ...key,
+  questions: [{ id: 'colour', question: 'Which colour?', options: [{ label: 'Red' }, { label: 'Blue' }] }],
+  timed: true,
+  deadline: 1_000_000,
+}
+const answered: StoreEvent = { type: 'answered', ...key, answers: [{ id: 'colour', selected: ['Red'] }] }
+const answering: CallStep = (call: CallRecord | undefined) => (call?.state === 'open' ? [answered] : [])
+
+let schema: TestSchema | undefined
+const closing: Array<() => Promise<unknown>> = []
+afterEach(async () => {
+  vi.restoreAllMocks()
+  await Promise.all(closing.splice(0).map((close) => close()))
+  await schema?.drop()
+  schema = undefined
+})
+
+async function open(): Promise<PostgresStore> {
+  schema ??= await testSchema()
+  const store = await PostgresStore.open(schema.url, { max: 4 })
+  closing.push(() => store.close())
+  return store
+}
+
+/** What another process hears, until a note for `sentinel` (sent last) has come. */
+async function hear(watcher: PostgresStore): Promise<{ heard: StoreChange[]; until: (callId: string) => Promise<void> }> {
+  const heard: StoreChange[] = []
+  const listener: StoreChangeListener = (change) => {
+    if (change.kind !== 'resync') heard.push(change)
+  }
+  closing.push(async () => unwatch())
+  const unwatch = watcher.watch(listener)
+  await watcher.watching()
+  return {
+    heard,
+    until: (callId) => vi.waitFor(() => expect(heard.some((c) => c.callId === callId)).toBe(true)),
+  }
+}
+
+/** A card write on another call, whose note comes after any the writes before it sent. */
+async function sentinel(store: PostgresStore): Promise<string> {
+  const callId = `sentinel-${randomBytes(3).toString('hex')}`
+  expect(await store.casCard({ agentId: 'alice', callId }, 0, { sentinel: true })).toBe(1)
+  return callId
+}
+
+const aboutKey = (heard: StoreChange[]) =>
+  heard.filter((c) => c.callId === key.callId).map((c) => (c.kind === 'card' ? 'card' : c.type))
+
+it('the notes go after the COMMIT, only when the mark their write set committed', async () => {
+  await requirePostgres()
+  const channel = `askbridge_t_${randomBytes(4).toString('hex')}`
+  const listener = new pg.Client({ connectionString: PG_URL })
+  const writer = new pg.Client({ connectionString: PG_URL })
+  closing.push(
+    () => listener.end(),
+    () => writer.end(),
+  )
+  await Promise.all([listener.connect(), writer.connect()])
+  const heard: string[] = []
+  listener.on('notification', (m) => heard.push(m.payload ?? ''))
+  await listener.query(`LISTEN "${channel}"`)
+
+  const rolledBack = notesAfterCommit([{ channel, payload: 'rolled back' }])
+  await writer.query(`BEGIN; SELECT ${rolledBack.mark}; ROLLBACK; ${rolledBack.send}`)
+  const committed = notesAfterCommit([
+    { channel, payload: "committed, it's" },
+    { channel, payload: 'and its second note' },
+  ])
+  await writer.query(`BEGIN; SELECT ${committed.mark}; COMMIT; ${committed.send}`)
+  // A mark still set on the connection does not send another write's notes.
+  const unmarked = notesAfterCommit([{ channel, payload: 'never marked' }])
+  await writer.query(`BEGIN; SELECT 1; COMMIT; ${unmarked.send}`)
+  await writer.query(rolledBack.send)
+  await writer.query(`SELECT pg_notify('${channel}', 'sentinel')`)
+  await vi.waitFor(() => expect(heard).toContain('sentinel'))
+  expect(heard).toEqual(["committed, it's", 'and its second note', 'sentinel'])
+})
+
+it('a completing click commits and notifies in one round trip; a click on a card that moved notifies nothing', async () => {
+  const store = await open()
+  const other = await open()
+  const { heard, until } = await hear(other)
+  await store.append(asked)
+  expect(await store.casCard(key, 0, { n: 0 })).toBe(1)
+
+  // Decided on version 1 as read, but the card moved on elsewhere: nothing written, nothing said.
+  await store.findCards(key.callId)
+  expect(await other.casCard(key, 1, { n: 'other' })).toBe(2)
+  expect(await store.casCard(key, 1, { n: 'late' }, [], answering)).toBeUndefined()
+  await until(await sentinel(store))
+  // `other` does not hear its own write: what it heard of the call is the ask and the first card.
+  expect(aboutKey(heard)).toEqual(['asked', 'card'])
+
+  await store.findCards(key.callId)
+  const sent: string[] = []
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown
+  vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    if (typeof args[0] === 'string') sent.push(args[0])
+    return query.apply(this, args) as never
+  } as never)
+  expect(await store.casCard(key, 2, { n: 1 }, [], answering)).toBe(3)
+  vi.restoreAllMocks()
+  expect(sent).toHaveLength(1)
+  expect(sent[0]).toMatch(/; COMMIT; SELECT pg_notify\(.*WHERE current_setting\('askbridge\.wrote', true\) = '\d+'$/s)
+  await until(await sentinel(store))
+  expect(aboutKey(heard)).toEqual(['asked', 'card', 'card', 'answered'])
+  expect((await store.getCall(key))?.state).toBe('settled')
+})
+
+it('a card write of its own notifies once written, and not when its compare-and-set fails', async () => {
+  const store = await open()
+  const other = await open()
+  const { heard, until } = await hear(other)
+  expect(await store.casCard(key, 0, { n: 0 })).toBe(1)
+  expect(await store.casCard(key, 1, { n: 1 })).toBe(2)
+  expect(await store.casCard(key, 1, { n: 'stale' })).toBeUndefined()
+  await until(await sentinel(store))
+  expect(aboutKey(heard)).toEqual(['card', 'card'])
+  expect((await store.getCard(key))?.state).toEqual({ n: 1 })
+})
