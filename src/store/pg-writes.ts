@@ -125,7 +125,12 @@ export async function writeCardOnce(pool: pg.Pool, where: string, card: CardWrit
   const [result] = await transactOnce(
     pool,
     where,
-    [{ sql: `WITH ${cardAndAudit(card.expectedVersion)} SELECT ${notes.mark} FROM card`, params: cardParams(card) }],
+    [
+      {
+        sql: `WITH ${cardAndAudit(card.expectedVersion)} SELECT ${notes.mark} FROM card`,
+        params: cardParams(card),
+      },
+    ],
     notes.send,
   )
   return result?.rowCount === 1

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterEach, expect, it, vi } from 'vitest'
-import { type StoreChange, type StoreChangeListener } from '../../src/store/pg-notify.js'
+import type { StoreChange, StoreChangeListener } from '../../src/store/pg-notify.js'
 import { notesAfterCommit } from '../../src/store/pg-writes.js'
 import { PostgresStore } from '../../src/store/postgres.js'
 import type { CallKey, CallRecord, CallStep, StoreEvent } from '../../src/store/types.js'
@@ -38,7 +38,9 @@ async function open(): Promise<PostgresStore> {
 }
 
 /** What another process hears, until a note for `sentinel` (sent last) has come. */
-async function hear(watcher: PostgresStore): Promise<{ heard: StoreChange[]; until: (callId: string) => Promise<void> }> {
+async function hear(
+  watcher: PostgresStore,
+): Promise<{ heard: StoreChange[]; until: (callId: string) => Promise<void> }> {
   const heard: StoreChange[] = []
   const listener: StoreChangeListener = (change) => {
     if (change.kind !== 'resync') heard.push(change)
@@ -117,7 +119,9 @@ it('a completing click commits and notifies in one round trip; a click on a card
   expect(await store.casCard(key, 2, { n: 1 }, [], answering)).toBe(3)
   vi.restoreAllMocks()
   expect(sent).toHaveLength(1)
-  expect(sent[0]).toMatch(/; COMMIT; SELECT pg_notify\(.*WHERE current_setting\('askbridge\.wrote', true\) = '\d+'$/s)
+  expect(sent[0]).toMatch(
+    /; COMMIT; SELECT pg_notify\(.*WHERE current_setting\('askbridge\.wrote', true\) = '\d+'$/s,
+  )
   await until(await sentinel(store))
   expect(aboutKey(heard)).toEqual(['asked', 'card', 'card', 'answered'])
   expect((await store.getCall(key))?.state).toBe('settled')
