@@ -472,7 +472,7 @@ test('a notice without buttons (Claude Code waiting) shows live as text, and aga
     const fyi = tab.locator('article.fyi')
     await fyi.waitFor()
     const listed = tab.waitForResponse((r) => new URL(r.url()).pathname === '/inbox/api/notices')
-    list.release()
+    await list.release()
     await (await listed).finished()
     await tab.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)))
     // The stale list has landed: the live notice is still shown.
@@ -536,7 +536,7 @@ test('a card that appears while the page is loading its list stays shown (the li
     await c.waitFor()
     // The page asks for its notices once it has the list, and applies both together.
     const notices = tab.waitForResponse((r) => new URL(r.url()).pathname === '/inbox/api/notices')
-    list.release()
+    await list.release()
     await (await notices).finished()
     await tab.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)))
     // The stale list has landed: the card is still there, and answerable.
@@ -552,11 +552,16 @@ test('a card that appears while the page is loading its list stays shown (the li
 /**
  * Hold the page's responses from `path`: the server reads each at once, the page gets it only
  * after `release()`, so what happens meanwhile (a live event) lands before a stale list.
+ * `release()` also stops holding: later requests go straight through, and a held one the page has
+ * dropped meanwhile (a reload, the tab closing) is not fulfilled into a response that is gone.
  */
-async function holdList(tab: Page, path: string): Promise<{ release: () => void; read: () => number }> {
-  let release: () => void = () => {}
+async function holdList(
+  tab: Page,
+  path: string,
+): Promise<{ release: () => Promise<void>; read: () => number }> {
+  let open: () => void = () => {}
   const released = new Promise<void>((resolve) => {
-    release = resolve
+    open = resolve
   })
   let read = 0
   await tab.route(`**${path}`, async (route) => {
@@ -565,5 +570,9 @@ async function holdList(tab: Page, path: string): Promise<{ release: () => void;
     await released
     await route.fulfill({ response: stale })
   })
+  const release = async () => {
+    open()
+    await tab.unrouteAll({ behavior: 'ignoreErrors' })
+  }
   return { release, read: () => read }
 }
