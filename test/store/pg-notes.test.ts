@@ -3,39 +3,26 @@ import pg from 'pg'
 import { afterEach, expect, it, vi } from 'vitest'
 import type { StoreChange, StoreChangeListener } from '../../src/store/pg-notify.js'
 import { notesAfterCommit } from '../../src/store/pg-writes.js'
-import { PostgresStore } from '../../src/store/postgres.js'
-import type { CallKey, CallRecord, CallStep, StoreEvent } from '../../src/store/types.js'
-import { PG_URL, requirePostgres, type TestSchema, testSchema } from '../helpers/pg.js'
+import type { PostgresStore } from '../../src/store/postgres.js'
+import type { CallKey, CallRecord, CallStep } from '../../src/store/types.js'
+import { PG_URL, requirePostgres } from '../helpers/pg.js'
+import { askAndAnswer, storesOnOneSchema, watchWire } from '../helpers/pg-store.js'
 
 // A write that ends its transaction in one round trip sends its notifications just after the
 // COMMIT, in the same round trip: only what committed is announced, and only once it has.
 
 const key: CallKey = { agentId: 'alice', callId: 'call-1' }
-const asked: StoreEvent = {
-  type: 'asked',
-  ...key,
-  questions: [{ id: 'colour', question: 'Which colour?', options: [{ label: 'Red' }, { label: 'Blue' }] }],
-  timed: true,
-  deadline: 1_000_000,
-}
-const answered: StoreEvent = { type: 'answered', ...key, answers: [{ id: 'colour', selected: ['Red'] }] }
+const { asked, answered } = askAndAnswer(key)
 const answering: CallStep = (call: CallRecord | undefined) => (call?.state === 'open' ? [answered] : [])
 
-let schema: TestSchema | undefined
+const stores = storesOnOneSchema()
+const open = stores.open
 const closing: Array<() => Promise<unknown>> = []
 afterEach(async () => {
   vi.restoreAllMocks()
   await Promise.all(closing.splice(0).map((close) => close()))
-  await schema?.drop()
-  schema = undefined
+  await stores.end()
 })
-
-async function open(): Promise<PostgresStore> {
-  schema ??= await testSchema()
-  const store = await PostgresStore.open(schema.url, { max: 4 })
-  closing.push(() => store.close())
-  return store
-}
 
 /** What another process hears, until a note for `sentinel` (sent last) has come. */
 async function hear(
@@ -110,12 +97,7 @@ it('a completing click commits and notifies in one round trip; a click on a card
   expect(aboutKey(heard)).toEqual(['asked', 'card'])
 
   await store.findCards(key.callId)
-  const sent: string[] = []
-  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown
-  vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-    if (typeof args[0] === 'string') sent.push(args[0])
-    return query.apply(this, args) as never
-  } as never)
+  const sent = watchWire()
   expect(await store.casCard(key, 2, { n: 1 }, [], answering)).toBe(3)
   vi.restoreAllMocks()
   expect(sent).toHaveLength(1)

@@ -1,37 +1,20 @@
-import pg from 'pg'
 import { afterEach, expect, it, vi } from 'vitest'
-import { PostgresStore } from '../../src/store/postgres.js'
-import type { CallKey, CallRecord, CallStep, StoreEvent } from '../../src/store/types.js'
-import { type TestSchema, testSchema } from '../helpers/pg.js'
+import type { PostgresStore } from '../../src/store/postgres.js'
+import type { CallKey, CallRecord, CallStep } from '../../src/store/types.js'
+import { askAndAnswer, storesOnOneSchema, watchWire } from '../helpers/pg-store.js'
 
 // A completing click decides on the call row read beside its card, and commits in one round trip
 // when that row is unchanged under the call's lock; otherwise it decides again under the lock.
 
 const key: CallKey = { agentId: 'alice', callId: "call-'1'" }
-const asked: StoreEvent = {
-  type: 'asked',
-  ...key,
-  questions: [{ id: 'colour', question: 'Which colour?', options: [{ label: 'Red' }, { label: 'Blue' }] }],
-  timed: true,
-  deadline: 1_000_000,
-}
-const answered: StoreEvent = { type: 'answered', ...key, answers: [{ id: 'colour', selected: ['Red'] }] }
+const { asked, answered } = askAndAnswer(key)
 
-let schema: TestSchema | undefined
-const stores: PostgresStore[] = []
+const stores = storesOnOneSchema()
+const open = stores.open
 afterEach(async () => {
   vi.restoreAllMocks()
-  await Promise.all(stores.splice(0).map((s) => s.close()))
-  await schema?.drop()
-  schema = undefined
+  await stores.end()
 })
-
-async function open(): Promise<PostgresStore> {
-  schema ??= await testSchema()
-  const store = await PostgresStore.open(schema.url, { max: 4 })
-  stores.push(store)
-  return store
-}
 
 /** An asked call with its card at version 1. */
 async function askedWithCard(store: PostgresStore): Promise<void> {
@@ -45,18 +28,6 @@ function answering(seen: Array<string | undefined>): CallStep {
     seen.push(call?.state)
     return call?.state === 'open' ? [answered] : []
   }
-}
-
-/** Every statement string sent on any connection from now on. */
-function watchWire(): string[] {
-  const sent: string[] = []
-  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown
-  vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-    const text = args[0]
-    sent.push(typeof text === 'string' ? text : String((text as { text?: string }).text))
-    return query.apply(this, args) as never
-  } as never)
-  return sent
 }
 
 it('after a read, a completing decision is one round trip, and the call row carries the seq of its event', async () => {
@@ -76,7 +47,7 @@ it('after a read, a completing decision is one round trip, and the call row carr
   const event = (await store.events({ callId: key.callId })).find((e) => e.type === 'answered')
   const call = await store.getCall(key)
   expect(call).toMatchObject({ state: 'settled', answers: answered.answers, settledSeq: event?.seq })
-  const [row] = await (schema as TestSchema).query<{ settled_seq: string; state: string }>(
+  const [row] = await stores.query<{ settled_seq: string; state: string }>(
     'SELECT settled_seq, state FROM askbridge_calls',
   )
   expect(row).toEqual({ settled_seq: String(event?.seq), state: 'settled' })
