@@ -149,11 +149,19 @@ export async function migrate(
  * `$7::text[]`). Any other value is refused: it has no literal this can vouch for.
  */
 export function inlineParams(sql: string, params: readonly unknown[]): string {
-  return sql.replace(/\$(\d+)/g, (_, n: string) => {
+  const used = new Set<number>()
+  const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
     // As the server refuses a bind with too few values: a placeholder with none is a bug, not NULL.
     if (Number(n) < 1 || Number(n) > params.length) throw new RangeError(`parameter $${n}: no value given`)
+    used.add(Number(n))
     return literalOf(params[Number(n) - 1], n)
   })
+  // And with too many: a value no placeholder takes means the numbering drifted from the values.
+  if (used.size < params.length) {
+    const unused = params.findIndex((_, i) => !used.has(i + 1)) + 1
+    throw new RangeError(`parameter $${unused}: given, but the statement has no $${unused}`)
+  }
+  return text
 }
 
 function literalOf(value: unknown, n: string): string {

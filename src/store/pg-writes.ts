@@ -111,7 +111,7 @@ export interface CardWrite {
 export async function writeCard(c: Queryable, card: CardWrite): Promise<boolean> {
   const result = await c.query(
     `WITH ${cardAndAudit(card.expectedVersion)} SELECT pg_notify($10, $11) FROM card`,
-    cardParams(card),
+    [...cardParams(card), card.notify.channel, card.notify.payload],
   )
   return result.rowCount === 1
 }
@@ -155,22 +155,19 @@ export async function writeCardAndEvent(
     event.seq,
     event.event.type,
     JSON.stringify(event.event),
-    event.notify.channel,
-    event.notify.payload,
     ...(call ? callParams(call).slice(2) : []),
   ]
-  // $10, $11, $15 and $16, the notifications, go after the COMMIT.
   const result = await end.commitWith(
     `WITH ${cardAndAudit(card.expectedVersion)},
      event AS (
        INSERT INTO askbridge_events (seq, agent_id, call_id, type, at, data)
-       SELECT $12, $1, $2, $13, $5, $14 FROM card
+       SELECT $10, $1, $2, $11, $5, $12 FROM card
      )${
        call
          ? `,
      call AS (
        INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, ended_at, record)
-       SELECT $1, $2, $17, $18, $19, $20, $21, $22, $23, $24 FROM card
+       SELECT $1, $2, $13, $14, $15, $16, $17, $18, $19, $20 FROM card
        ${CALL_UPSERT}
      )`
          : ''
@@ -202,31 +199,29 @@ export function guardedCardAndEvent(
     ...cardParams(card),
     event.event.type,
     JSON.stringify(event.event),
-    event.notify.channel,
-    event.notify.payload,
     ...callParams(call).slice(2),
     seenRecord,
     settledBySeq,
   ]
   const sql = `WITH guard AS (
-       SELECT 1 FROM askbridge_calls WHERE agent_id = $1 AND call_id = $2 AND record = $24
+       SELECT 1 FROM askbridge_calls WHERE agent_id = $1 AND call_id = $2 AND record = $20
      ),
      ${cardAndAudit(card.expectedVersion, 'guard')},
      s AS (SELECT nextval(pg_get_serial_sequence('askbridge_events', 'seq')) AS seq FROM card),
      event AS (
        INSERT INTO askbridge_events (seq, agent_id, call_id, type, at, data)
-       SELECT s.seq, $1, $2, $12, $5, $13 FROM s
+       SELECT s.seq, $1, $2, $10, $5, $11 FROM s
      ),
      call AS (
        INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, ended_at, record)
-       SELECT $1, $2, $16, $17, $18, $19, CASE WHEN $25 THEN s.seq ELSE $20 END, $21, $22,
-         CASE WHEN $25 THEN jsonb_set($23::jsonb, '{settledSeq}', to_jsonb(s.seq))::text ELSE $23 END
+       SELECT $1, $2, $12, $13, $14, $15, CASE WHEN $21 THEN s.seq ELSE $16 END, $17, $18,
+         CASE WHEN $21 THEN jsonb_set($19::jsonb, '{settledSeq}', to_jsonb(s.seq))::text ELSE $19 END
        FROM s
        ${CALL_UPSERT}
      ),
      notified AS (SELECT ${notes.mark} FROM card)
      SELECT (SELECT count(*) FROM guard)::int AS guarded, (SELECT count(*) FROM notified)::int AS written`
-  // $10, $11, $14 and $15, the notifications, go after the COMMIT (`after`).
+  // The notifications go after the COMMIT (`after`).
   return { sql, params, after: notes.send }
 }
 
@@ -250,8 +245,8 @@ function cardAndAudit(expectedVersion: number, guard?: string): string {
      )`
 }
 
-/** $1–$11 of {@link cardAndAudit} and its notification. */
-function cardParams({ key, expectedVersion, state, at, audit, notify }: CardWrite): unknown[] {
+/** $1–$9 of {@link cardAndAudit}. */
+function cardParams({ key, expectedVersion, state, at, audit }: CardWrite): unknown[] {
   return [
     key.agentId,
     key.callId,
@@ -262,8 +257,6 @@ function cardParams({ key, expectedVersion, state, at, audit, notify }: CardWrit
     audit.map((e) => e.agentId ?? null),
     audit.map((e) => e.callId ?? null),
     audit.map((e) => JSON.stringify(e)),
-    notify.channel,
-    notify.payload,
   ]
 }
 

@@ -203,6 +203,12 @@ describe('a transaction that ends with its last statement', () => {
       expect(() => inlineParams('SELECT $1', [bad])).toThrow(/parameter \$1/)
     }
     expect(() => inlineParams('SELECT $1, $2', ['one'])).toThrow(/parameter \$2: no value given/)
+    // As the server refuses a bind with more values than the statement takes.
+    expect(() => inlineParams('SELECT $1, $3', ['one', 'two', 'three'])).toThrow(
+      /parameter \$2: given, but the statement has no \$2/,
+    )
+    expect(() => inlineParams('SELECT $1', ['one', 'two'])).toThrow(/parameter \$2: given/)
+    expect(inlineParams('SELECT $1, $1', ['one'])).toBe("SELECT 'one', 'one'")
   })
 
   it('commits with the statement in one round trip, and a failing statement commits nothing', async () => {
