@@ -183,13 +183,51 @@ function arrayText(values: readonly unknown[], n: string): string {
   return `{${items.join(',')}}`
 }
 
-/** What `fn` may do besides query: end the transaction with its last statement (see `transaction`). */
+/** A notification on the schema's channel (see pg-notify.ts). */
+export interface Note {
+  channel: string
+  payload: string
+}
+
+/** Tells one transaction's mark from the ones before it on the same connection. */
+let transactionsMarked = 0
+
+/**
+ * The notifications of what a transaction wrote, sent just after its COMMIT rather than from
+ * inside it. A transaction that NOTIFYs holds one lock, for the whole server, from the start of its
+ * commit to the end of it, WAL flush included, so such commits queue behind each other and cannot
+ * share a flush; a NOTIFY in a transaction of its own writes nothing to flush. A write adds its
+ * note once its statement has written. The COMMIT goes with a mark set just before it and the
+ * notes just after it, in one round trip: an aborted transaction skips the mark (and so the COMMIT
+ * and the notes), and a COMMIT that fails skips the notes, so exactly what committed is announced.
+ */
+export class TransactionNotes {
+  readonly #notes: Note[] = []
+  readonly #token = String(++transactionsMarked)
+
+  add(...notes: Note[]): void {
+    this.#notes.push(...notes)
+  }
+
+  /** The COMMIT, and with notes to send the mark before it and the notes after it. */
+  commit(): string {
+    if (this.#notes.length === 0) return 'COMMIT'
+    const sends = this.#notes.map(
+      (n) => `pg_notify(${pg.escapeLiteral(n.channel)}, ${pg.escapeLiteral(n.payload)})`,
+    )
+    return `SELECT set_config('askbridge.committed', '${this.#token}', false); COMMIT; SELECT ${sends.join(', ')} WHERE current_setting('askbridge.committed', true) = '${this.#token}'`
+  }
+}
+
+/** What `fn` may do besides query (see `transaction`). */
 export interface TransactionEnd {
+  /** The transaction's notifications, sent once it has committed. */
+  readonly notes: TransactionNotes
   /**
    * Run `sql` and COMMIT in one round trip (the parameters written in, see {@link inlineParams});
    * `sql`'s result. The transaction is then over: `fn` returns and nothing is committed again.
    * `after`: a statement run just after the COMMIT, in the same round trip and a transaction of
-   * its own (the notifications of what was committed, see `notesAfterCommit`).
+   * its own (the notifications of what `sql` wrote, see `notesAfterCommit`).
    */
   commitWith(sql: string, params: readonly unknown[], after?: string): Promise<pg.QueryResult>
 }
@@ -200,6 +238,7 @@ export interface TransactionEnd {
  * `opening`: statements (simple protocol, no parameters) sent with the BEGIN in the same round
  * trip; `fn` gets their results, in order. `fn` may send its last statement with the COMMIT
  * ({@link TransactionEnd.commitWith}): a transaction of one decision is then two round trips.
+ * What `fn` adds to `end.notes` is sent once the transaction has committed.
  */
 export async function transaction<T>(
   pool: pg.Pool,
@@ -209,14 +248,16 @@ export async function transaction<T>(
 ): Promise<T> {
   return onClient(pool, where, async (client) => {
     let committed = false
+    const notes = new TransactionNotes()
     const end: TransactionEnd = {
+      notes,
       async commitWith(sql, params, after) {
         if (committed) throw new Error('commitWith: the transaction is already committed')
         committed = true
-        // One simple query: if the statement fails, PostgreSQL skips the COMMIT (and `after`) and
-        // the transaction is aborted (rolled back below).
+        // One simple query: if the statement fails, PostgreSQL skips the COMMIT (and what follows
+        // it) and the transaction is aborted (rolled back below).
         const results = (await client.query(
-          `${inlineParams(sql, params)}; COMMIT${after ? `; ${after}` : ''}`,
+          `${inlineParams(sql, params)}; ${notes.commit()}${after ? `; ${after}` : ''}`,
         )) as unknown as pg.QueryResult[]
         return results[0] as pg.QueryResult
       },
@@ -226,7 +267,7 @@ export async function transaction<T>(
       opening ? `BEGIN; ${opening}` : 'BEGIN',
     )
     const result = await fn(client, Array.isArray(begun) ? begun.slice(1) : [], end)
-    if (!committed) await client.query('COMMIT')
+    if (!committed) await client.query(notes.commit())
     return result
   })
 }

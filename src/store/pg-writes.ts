@@ -1,28 +1,29 @@
 import pg from 'pg'
 import { statusOf } from './fold.js'
-import { type TransactionEnd, transactOnce } from './pg-connect.js'
+import { type Note, type TransactionEnd, type TransactionNotes, transactOnce } from './pg-connect.js'
 import type { Queryable } from './pg-reads.js'
 import type { AuditEntry, CallKey, CallRecord, StoreEvent } from './types.js'
 
 /*
  * The PostgreSQL store's writes, one statement each, on the pool or inside a transaction. The
- * store (postgres.ts) decides what to write and when to notify.
+ * store (postgres.ts) decides what to write and when to notify: every notification goes just after
+ * the COMMIT of what it announces (pg-connect.ts, TransactionNotes; `notesAfterCommit` below for a
+ * statement that goes with the COMMIT).
  */
 
-/** Append one event to the log and send `notify` (delivered on commit); returns its seq. */
+/** Append one event to the log (inside a transaction, whose `notes` then send `note`); returns its seq. */
 export async function writeEvent(
   c: Queryable,
   event: StoreEvent,
   at: number,
-  notify: { channel: string; payload: string },
+  notes: TransactionNotes,
+  note: Note,
 ): Promise<number> {
   const { rows } = await c.query<{ seq: string }>(
-    `WITH e AS (
-       INSERT INTO askbridge_events (agent_id, call_id, type, at, data) VALUES ($1, $2, $3, $4, $5) RETURNING seq
-     )
-     SELECT seq, pg_notify($6, $7) FROM e`,
-    [event.agentId, event.callId, event.type, at, JSON.stringify(event), notify.channel, notify.payload],
+    'INSERT INTO askbridge_events (agent_id, call_id, type, at, data) VALUES ($1, $2, $3, $4, $5) RETURNING seq',
+    [event.agentId, event.callId, event.type, at, JSON.stringify(event)],
   )
+  notes.add(note)
   return Number(rows[0]?.seq)
 }
 
@@ -64,23 +65,15 @@ export async function takeLease(c: Queryable, key: CallKey, owner: string, until
   )
 }
 
-/** A notification on the schema's channel (see pg-notify.ts). */
-export interface Note {
-  channel: string
-  payload: string
-}
-
 /** Tells one write's mark from the ones before it on the same connection. */
 let writesMarked = 0
 
 /**
- * Notifications sent just after a transaction's COMMIT, instead of from inside it. A transaction
- * that NOTIFYs holds one lock, for the whole server, from the start of its commit to the end of
- * it, WAL flush included, so such commits queue behind each other and cannot share a flush; a
- * NOTIFY in a transaction of its own writes nothing to flush. `mark` goes in the writing statement,
- * evaluated only when it writes: it sets a session setting, which a rollback undoes. `send` is the
- * statement after the COMMIT, in the same round trip, and sends the notes only if this write's mark
- * is set: exactly what committed is announced, once it has committed.
+ * The notifications of a statement sent with the COMMIT, whose write is known only once it has run
+ * (a compare-and-set), sent just after the COMMIT (see TransactionNotes for why). `mark` goes in
+ * the writing statement, evaluated only when it writes: it sets a session setting, which a rollback
+ * undoes. `send` is the statement after the COMMIT, in the same round trip, and sends the notes
+ * only if this write's mark is set: exactly what committed is announced, once it has committed.
  */
 export function notesAfterCommit(notes: readonly Note[]): { mark: string; send: string } {
   const token = String(++writesMarked)
@@ -104,16 +97,18 @@ export interface CardWrite {
 }
 
 /**
- * Card compare-and-set, in one statement: true when the card was at `expectedVersion` and is now
- * written. Only then are the audit entries written and the notification sent (on commit), so a
- * step is one round trip and one commit.
+ * Card compare-and-set, in one statement inside a transaction: true when the card was at
+ * `expectedVersion` and is now written. Only then are the audit entries written and the
+ * notification added to the transaction's `notes`.
  */
-export async function writeCard(c: Queryable, card: CardWrite): Promise<boolean> {
+export async function writeCard(c: Queryable, card: CardWrite, notes: TransactionNotes): Promise<boolean> {
   const result = await c.query(
-    `WITH ${cardAndAudit(card.expectedVersion)} SELECT pg_notify($10, $11) FROM card`,
-    [...cardParams(card), card.notify.channel, card.notify.payload],
+    `WITH ${cardAndAudit(card.expectedVersion)} SELECT 1 FROM card`,
+    cardParams(card),
   )
-  return result.rowCount === 1
+  if (result.rowCount !== 1) return false
+  notes.add(card.notify)
+  return true
 }
 
 /**

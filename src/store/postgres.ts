@@ -9,6 +9,7 @@ import {
   openPostgres,
   type PostgresPoolOptions,
   type TransactionEnd,
+  type TransactionNotes,
   transaction,
   transactOnce,
 } from './pg-connect.js'
@@ -175,12 +176,12 @@ export class PostgresStore implements Store {
    * processes scanning at once take different rows). Returns the calls turned.
    */
   async takeOverDue(now = this.now(), limit = 100): Promise<CallKey[]> {
-    return this.tx(async (c) => {
+    return this.tx(async (c, notes) => {
       const taken: CallKey[] = []
       for (const key of await lapsedDeadlines(c, now, limit)) {
         const call = await readCall(c, key)
         if (call?.state !== 'open' || !call.timed) continue
-        await this.insert(c, { type: 'pending', ...key }, call)
+        await this.insert(c, notes, { type: 'pending', ...key }, call)
         taken.push(key)
       }
       return taken
@@ -191,10 +192,10 @@ export class PostgresStore implements Store {
     if (this.closed) throw new StorageError('unavailable', 'storage unavailable: the store is closed')
   }
 
-  /** Run `fn` in one transaction (see `transaction`). */
-  private tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** Run `fn` in one transaction (see `transaction`); what it adds to `notes` is sent once committed. */
+  private tx<T>(fn: (c: pg.PoolClient, notes: TransactionNotes) => Promise<T>): Promise<T> {
     this.check()
-    return transaction(this.pool, this.target.redacted, fn)
+    return transaction(this.pool, this.target.redacted, (c, _opened, end) => fn(c, end.notes))
   }
 
   /** A transaction under one call's lock, given the call's row as of the lock (one round trip). */
@@ -218,7 +219,7 @@ export class PostgresStore implements Store {
     )
   }
 
-  /** An event's notification, delivered at commit to every process listening (waiting asks, reply streams). */
+  /** An event's notification, sent once committed to every process listening (waiting asks, reply streams). */
   private eventNote(event: StoreEvent): { channel: string; payload: string } {
     return { channel: this.channel, payload: noteOf(this.instanceId, event, 'e', event.type) }
   }
@@ -226,15 +227,16 @@ export class PostgresStore implements Store {
   /** Append one event and fold it into its call's row (inside a transaction). */
   private async insert(
     c: Queryable,
+    notes: TransactionNotes,
     event: StoreEvent,
     call: CallRecord | undefined,
   ): Promise<CallRecord | undefined> {
     const at = this.now()
-    // The note is delivered at commit, to every process listening: waiting asks and reply streams
-    // wake up.
+    // The note is sent once the transaction has committed, to every process listening: waiting
+    // asks and reply streams wake up.
     const next = foldCall(call, {
       ...event,
-      seq: await writes.writeEvent(c, event, at, this.eventNote(event)),
+      seq: await writes.writeEvent(c, event, at, notes, this.eventNote(event)),
       at,
     })
     if (next) await writes.writeCall(c, next)
@@ -247,19 +249,20 @@ export class PostgresStore implements Store {
 
   async append(...events: StoreEvent[]): Promise<void> {
     if (events.length === 0) return this.check()
-    await this.tx(async (c) => {
+    await this.tx(async (c, notes) => {
       // Locks in one order, so two appends naming the same calls cannot deadlock.
       const keys = new Map(events.map((e) => [`${e.agentId}\u0000${e.callId}`, e as CallKey]))
       for (const k of [...keys.keys()].sort()) await lockCall(c, keys.get(k) as CallKey)
-      for (const event of events) await this.insert(c, event, await readCall(c, event))
+      for (const event of events) await this.insert(c, notes, event, await readCall(c, event))
     })
   }
 
   async transact<T>(key: CallKey, decide: Decision<T>): Promise<T> {
-    return this.txOnCall(key, async (c, row) => {
+    return this.txOnCall(key, async (c, row, _seq, end) => {
       let call = row
       const { events, result } = decide(call ? structuredClone(call) : undefined)
-      for (const event of ownEvents(key, events, 'transact')) call = await this.insert(c, event, call)
+      for (const event of ownEvents(key, events, 'transact'))
+        call = await this.insert(c, end.notes, event, call)
       return result
     })
   }
@@ -432,10 +435,10 @@ export class PostgresStore implements Store {
           return written ? expectedVersion + 1 : undefined
         }
         // A card that moved on is a conflict (decided again on the new card), whatever the step said.
-        if (!(await writes.writeCard(c, card))) return undefined
+        if (!(await writes.writeCard(c, card, end.notes))) return undefined
         if (refusal) throw refusal.error
         let row = read
-        for (const event of events) row = await this.insert(c, event, row)
+        for (const event of events) row = await this.insert(c, end.notes, event, row)
         return expectedVersion + 1
       },
       true,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterEach, expect, it, vi } from 'vitest'
 import type { StoreChange, StoreChangeListener } from '../../src/store/pg-notify.js'
+import { TransactionNotes } from '../../src/store/pg-connect.js'
 import { notesAfterCommit } from '../../src/store/pg-writes.js'
 import type { PostgresStore } from '../../src/store/postgres.js'
 import type { CallKey, CallRecord, CallStep } from '../../src/store/types.js'
@@ -81,6 +82,38 @@ it('the notes go after the COMMIT, only when the mark their write set committed'
   expect(heard).toEqual(["committed, it's", 'and its second note', 'sentinel'])
 })
 
+it("a transaction's notes go only with a COMMIT that commits: not after an aborted transaction's", async () => {
+  await requirePostgres()
+  const channel = `askbridge_t_${randomBytes(4).toString('hex')}`
+  const listener = new pg.Client({ connectionString: PG_URL })
+  const writer = new pg.Client({ connectionString: PG_URL })
+  closing.push(
+    () => listener.end(),
+    () => writer.end(),
+  )
+  await Promise.all([listener.connect(), writer.connect()])
+  const heard: string[] = []
+  listener.on('notification', (m) => heard.push(m.payload ?? ''))
+  await listener.query(`LISTEN "${channel}"`)
+
+  expect(new TransactionNotes().commit()).toBe('COMMIT')
+  // A statement failed and its error was not passed on: a bare COMMIT would end the transaction
+  // as a rollback without an error, and a NOTIFY after it would still run.
+  const aborted = new TransactionNotes()
+  aborted.add({ channel, payload: 'aborted' })
+  await writer.query('BEGIN')
+  await writer.query('SELECT 1/0').catch(() => undefined)
+  await expect(writer.query(aborted.commit())).rejects.toThrow(/aborted/)
+  await writer.query('ROLLBACK')
+  const committed = new TransactionNotes()
+  committed.add({ channel, payload: 'committed' }, { channel, payload: "and it's second" })
+  await writer.query('BEGIN')
+  await writer.query(committed.commit())
+  await writer.query(`SELECT pg_notify('${channel}', 'sentinel')`)
+  await vi.waitFor(() => expect(heard).toContain('sentinel'))
+  expect(heard).toEqual(['committed', "and it's second", 'sentinel'])
+})
+
 it('a completing click commits and notifies in one round trip; a click on a card that moved notifies nothing', async () => {
   const store = await open()
   const other = await open()
@@ -119,4 +152,37 @@ it('a card write of its own notifies once written, and not when its compare-and-
   await until(await sentinel(store))
   expect(aboutKey(heard)).toEqual(['card', 'card'])
   expect((await store.getCard(key))?.state).toEqual({ n: 1 })
+})
+
+it('a transaction of several statements notifies after its COMMIT, once it has committed, and not when rolled back', async () => {
+  const store = await open()
+  const other = await open()
+  const { heard, until } = await hear(other)
+
+  // An ask: the event, the call row and the lease in one transaction; its note follows the COMMIT.
+  const sent = watchWire()
+  await store.append(asked)
+  vi.restoreAllMocks()
+  expect(sent.filter((q) => q.includes('pg_notify'))).toEqual([
+    expect.stringMatching(
+      /^SELECT set_config\('askbridge\.committed', '(\d+)', false\); COMMIT; SELECT pg_notify\(.*WHERE current_setting\('askbridge\.committed', true\) = '\1'$/s,
+    ),
+  ])
+  // No statement before the COMMIT notifies.
+  expect(sent.filter((q) => q.includes('pg_notify') && !q.includes('; COMMIT; '))).toEqual([])
+
+  // A card written and then its call step refused: rolled back, so nothing is said of the card.
+  expect(await store.casCard(key, 0, { n: 0 })).toBe(1)
+  const refused = store.casCard(key, 1, { n: 'refused' }, [], () => {
+    throw new Error('refused')
+  })
+  await expect(refused).rejects.toThrow('refused')
+  expect((await store.getCard(key))?.version).toBe(1)
+
+  // The card and its call step in one transaction (the step's row was not the one read with the
+  // card): the card's note and the event's, after the COMMIT.
+  expect(await store.casCard(key, 1, { n: 1 }, [], answering)).toBe(2)
+  await until(await sentinel(store))
+  expect(aboutKey(heard)).toEqual(['asked', 'card', 'card', 'answered'])
+  expect((await store.getCall(key))?.state).toBe('settled')
 })
