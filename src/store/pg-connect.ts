@@ -189,21 +189,55 @@ export interface Note {
   payload: string
 }
 
-/** Tells one transaction's mark from the ones before it on the same connection. */
-let transactionsMarked = 0
+/** Tells one mark from the ones before it on the same connection. */
+let marks = 0
 
 /**
- * The notifications of what a transaction wrote, sent just after its COMMIT rather than from
- * inside it. A transaction that NOTIFYs holds one lock, for the whole server, from the start of its
- * commit to the end of it, WAL flush included, so such commits queue behind each other and cannot
- * share a flush; a NOTIFY in a transaction of its own writes nothing to flush. A write adds its
- * note once its statement has written. The COMMIT goes with a mark set just before it and the
- * notes just after it, in one round trip: an aborted transaction skips the mark (and so the COMMIT
- * and the notes), and a COMMIT that fails skips the notes, so exactly what committed is announced.
+ * Notifications go just after the COMMIT of what they announce, not from inside it: a transaction
+ * that NOTIFYs holds one lock, for the whole server, from the start of its commit to the end of it,
+ * WAL flush included, so such commits queue behind each other and cannot share a flush; a NOTIFY
+ * in a transaction of its own writes nothing to flush. What committed is told apart by a mark: a
+ * session setting set inside the transaction (a rollback undoes it), which the statement after the
+ * COMMIT, in the same round trip, requires before it notifies.
+ */
+class Marked {
+  readonly #setting: string
+  readonly #token = String(++marks)
+  constructor(setting: string) {
+    this.#setting = setting
+  }
+  /** The expression that sets the mark. */
+  get mark(): string {
+    return `set_config('${this.#setting}', '${this.#token}', false)`
+  }
+  /** The statement that sends `notes` only if the mark is set. */
+  send(notes: readonly Note[]): string {
+    const sends = notes.map(
+      (n) => `pg_notify(${pg.escapeLiteral(n.channel)}, ${pg.escapeLiteral(n.payload)})`,
+    )
+    return `SELECT ${sends.join(', ')} WHERE current_setting('${this.#setting}', true) = '${this.#token}'`
+  }
+}
+
+/**
+ * The notifications of a statement sent with the COMMIT, whose write is known only once it has run
+ * (a compare-and-set). `mark` goes in the writing statement, evaluated only when it writes; `send`
+ * is the statement after the COMMIT: exactly what committed is announced, once it has committed.
+ */
+export function notesAfterCommit(notes: readonly Note[]): { mark: string; send: string } {
+  const marked = new Marked('askbridge.wrote')
+  return { mark: marked.mark, send: marked.send(notes) }
+}
+
+/**
+ * The notifications of what a transaction wrote: a write adds its note once its statement has
+ * written. The COMMIT goes with the mark set just before it and the notes just after it, in one
+ * round trip: an aborted transaction skips the mark (and so the COMMIT and the notes), and a COMMIT
+ * that fails skips the notes.
  */
 export class TransactionNotes {
   readonly #notes: Note[] = []
-  readonly #token = String(++transactionsMarked)
+  readonly #marked = new Marked('askbridge.committed')
 
   add(...notes: Note[]): void {
     this.#notes.push(...notes)
@@ -212,10 +246,7 @@ export class TransactionNotes {
   /** The COMMIT, and with notes to send the mark before it and the notes after it. */
   commit(): string {
     if (this.#notes.length === 0) return 'COMMIT'
-    const sends = this.#notes.map(
-      (n) => `pg_notify(${pg.escapeLiteral(n.channel)}, ${pg.escapeLiteral(n.payload)})`,
-    )
-    return `SELECT set_config('askbridge.committed', '${this.#token}', false); COMMIT; SELECT ${sends.join(', ')} WHERE current_setting('askbridge.committed', true) = '${this.#token}'`
+    return `SELECT ${this.#marked.mark}; COMMIT; ${this.#marked.send(this.#notes)}`
   }
 }
 

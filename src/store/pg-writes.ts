@@ -1,13 +1,19 @@
-import pg from 'pg'
+import type pg from 'pg'
 import { statusOf } from './fold.js'
-import { type Note, type TransactionEnd, type TransactionNotes, transactOnce } from './pg-connect.js'
+import {
+  type Note,
+  notesAfterCommit,
+  type TransactionEnd,
+  type TransactionNotes,
+  transactOnce,
+} from './pg-connect.js'
 import type { Queryable } from './pg-reads.js'
 import type { AuditEntry, CallKey, CallRecord, StoreEvent } from './types.js'
 
 /*
  * The PostgreSQL store's writes, one statement each, on the pool or inside a transaction. The
  * store (postgres.ts) decides what to write and when to notify: every notification goes just after
- * the COMMIT of what it announces (pg-connect.ts, TransactionNotes; `notesAfterCommit` below for a
+ * the COMMIT of what it announces (pg-connect.ts: TransactionNotes, and `notesAfterCommit` for a
  * statement that goes with the COMMIT).
  */
 
@@ -63,25 +69,6 @@ export async function takeLease(c: Queryable, key: CallKey, owner: string, until
     'UPDATE askbridge_calls SET lease_owner = $1, lease_until = $2 WHERE agent_id = $3 AND call_id = $4',
     [owner, until, key.agentId, key.callId],
   )
-}
-
-/** Tells one write's mark from the ones before it on the same connection. */
-let writesMarked = 0
-
-/**
- * The notifications of a statement sent with the COMMIT, whose write is known only once it has run
- * (a compare-and-set), sent just after the COMMIT (see TransactionNotes for why). `mark` goes in
- * the writing statement, evaluated only when it writes: it sets a session setting, which a rollback
- * undoes. `send` is the statement after the COMMIT, in the same round trip, and sends the notes
- * only if this write's mark is set: exactly what committed is announced, once it has committed.
- */
-export function notesAfterCommit(notes: readonly Note[]): { mark: string; send: string } {
-  const token = String(++writesMarked)
-  const sends = notes.map((n) => `pg_notify(${pg.escapeLiteral(n.channel)}, ${pg.escapeLiteral(n.payload)})`)
-  return {
-    mark: `set_config('askbridge.wrote', '${token}', false)`,
-    send: `SELECT ${sends.join(', ')} WHERE current_setting('askbridge.wrote', true) = '${token}'`,
-  }
 }
 
 /** A card's compare-and-set: `state` if the card is still at `expectedVersion` (0: absent). */
