@@ -51,7 +51,8 @@ async function sentinel(store: PostgresStore): Promise<string> {
 const aboutKey = (heard: StoreChange[]) =>
   heard.filter((c) => c.callId === key.callId).map((c) => (c.kind === 'card' ? 'card' : c.type))
 
-it('the notes go after the COMMIT, only when the mark their write set committed', async () => {
+/** A fresh channel, a connection listening on it (what it hears) and one to write with. */
+async function channelAndWriter(): Promise<{ channel: string; writer: pg.Client; heard: string[] }> {
   await requirePostgres()
   const channel = `askbridge_t_${randomBytes(4).toString('hex')}`
   const listener = new pg.Client({ connectionString: PG_URL })
@@ -64,6 +65,11 @@ it('the notes go after the COMMIT, only when the mark their write set committed'
   const heard: string[] = []
   listener.on('notification', (m) => heard.push(m.payload ?? ''))
   await listener.query(`LISTEN "${channel}"`)
+  return { channel, writer, heard }
+}
+
+it('the notes go after the COMMIT, only when the mark their write set committed', async () => {
+  const { channel, writer, heard } = await channelAndWriter()
 
   const rolledBack = notesAfterCommit([{ channel, payload: 'rolled back' }])
   await writer.query(`BEGIN; SELECT ${rolledBack.mark}; ROLLBACK; ${rolledBack.send}`)
@@ -82,18 +88,7 @@ it('the notes go after the COMMIT, only when the mark their write set committed'
 })
 
 it("a transaction's notes go only with a COMMIT that commits: not after an aborted transaction's", async () => {
-  await requirePostgres()
-  const channel = `askbridge_t_${randomBytes(4).toString('hex')}`
-  const listener = new pg.Client({ connectionString: PG_URL })
-  const writer = new pg.Client({ connectionString: PG_URL })
-  closing.push(
-    () => listener.end(),
-    () => writer.end(),
-  )
-  await Promise.all([listener.connect(), writer.connect()])
-  const heard: string[] = []
-  listener.on('notification', (m) => heard.push(m.payload ?? ''))
-  await listener.query(`LISTEN "${channel}"`)
+  const { channel, writer, heard } = await channelAndWriter()
 
   expect(new TransactionNotes().commit()).toBe('COMMIT')
   // A statement failed and its error was not passed on: a bare COMMIT would end the transaction
