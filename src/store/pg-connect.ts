@@ -220,33 +220,38 @@ class Marked {
 }
 
 /**
- * The notifications of a statement sent with the COMMIT, whose write is known only once it has run
- * (a compare-and-set). `mark` goes in the writing statement, evaluated only when it writes; `send`
- * is the statement after the COMMIT: exactly what committed is announced, once it has committed.
- */
-export function notesAfterCommit(notes: readonly Note[]): { mark: string; send: string } {
-  const marked = new Marked('askbridge.wrote')
-  return { mark: marked.mark, send: marked.send(notes) }
-}
-
-/**
- * The notifications of what a transaction wrote: a write adds its note once its statement has
- * written. The COMMIT goes with the mark set just before it and the notes just after it, in one
- * round trip: an aborted transaction skips the mark (and so the COMMIT and the notes), and a COMMIT
- * that fails skips the notes.
+ * The notifications of what a transaction wrote, sent just after its COMMIT, in the same round
+ * trip. A write known to have written adds its notes (`add`): they go only if the COMMIT commits,
+ * told by a mark set just before it (an aborted transaction skips the mark, and so the COMMIT and
+ * the notes; a COMMIT that fails skips the notes). A statement that goes with the COMMIT, whose
+ * write is known only once it has run (a compare-and-set), evaluates the mark `ifWritten` returns
+ * when it writes: its notes go only if that mark is set once committed.
  */
 export class TransactionNotes {
   readonly #notes: Note[] = []
-  readonly #marked = new Marked('askbridge.committed')
+  readonly #committed = new Marked('askbridge.committed')
+  #written: { marked: Marked; notes: readonly Note[] } | undefined
 
   add(...notes: Note[]): void {
     this.#notes.push(...notes)
   }
 
-  /** The COMMIT, and with notes to send the mark before it and the notes after it. */
+  /** The mark for the statement whose write sends `notes`: one such statement per transaction. */
+  ifWritten(notes: readonly Note[]): string {
+    if (this.#written) throw new Error('TransactionNotes: one statement per transaction may mark its write')
+    this.#written = { marked: new Marked('askbridge.wrote'), notes }
+    return this.#written.marked.mark
+  }
+
+  /** The COMMIT, with the marks and notes around it. */
   commit(): string {
-    if (this.#notes.length === 0) return 'COMMIT'
-    return `SELECT ${this.#marked.mark}; COMMIT; ${this.#marked.send(this.#notes)}`
+    const parts = ['COMMIT']
+    if (this.#notes.length > 0) {
+      parts.unshift(`SELECT ${this.#committed.mark}`)
+      parts.push(this.#committed.send(this.#notes))
+    }
+    if (this.#written) parts.push(this.#written.marked.send(this.#written.notes))
+    return parts.join('; ')
   }
 }
 
@@ -255,12 +260,11 @@ export interface TransactionEnd {
   /** The transaction's notifications, sent once it has committed. */
   readonly notes: TransactionNotes
   /**
-   * Run `sql` and COMMIT in one round trip (the parameters written in, see {@link inlineParams});
-   * `sql`'s result. The transaction is then over: `fn` returns and nothing is committed again.
-   * `after`: a statement run just after the COMMIT, in the same round trip and a transaction of
-   * its own (the notifications of what `sql` wrote, see `notesAfterCommit`).
+   * Run `sql` and COMMIT in one round trip (the parameters written in, see {@link inlineParams}),
+   * the transaction's notes after it; `sql`'s result. The transaction is then over: `fn` returns
+   * and nothing is committed again.
    */
-  commitWith(sql: string, params: readonly unknown[], after?: string): Promise<pg.QueryResult>
+  commitWith(sql: string, params: readonly unknown[]): Promise<pg.QueryResult>
 }
 
 /**
@@ -282,13 +286,13 @@ export async function transaction<T>(
     const notes = new TransactionNotes()
     const end: TransactionEnd = {
       notes,
-      async commitWith(sql, params, after) {
+      async commitWith(sql, params) {
         if (committed) throw new Error('commitWith: the transaction is already committed')
         committed = true
         // One simple query: if the statement fails, PostgreSQL skips the COMMIT (and what follows
         // it) and the transaction is aborted (rolled back below).
         const results = (await client.query(
-          `${inlineParams(sql, params)}; ${notes.commit()}${after ? `; ${after}` : ''}`,
+          `${inlineParams(sql, params)}; ${notes.commit()}`,
         )) as unknown as pg.QueryResult[]
         return results[0] as pg.QueryResult
       },
@@ -339,8 +343,8 @@ async function onClient<T>(
 
 /**
  * A whole transaction as one simple query, one round trip: `BEGIN`, `statements` (the parameters
- * written in, see {@link inlineParams}) and `COMMIT`, then `after` (in a transaction of its own,
- * see {@link TransactionEnd.commitWith}); the statements' results, in order. If a statement fails,
+ * written in, see {@link inlineParams}) and `COMMIT`, with `notes` around it; the statements'
+ * results, in order. If a statement fails,
  * PostgreSQL skips the rest and the transaction is rolled back here; failures become
  * StorageErrors, and a broken connection is discarded.
  */
@@ -348,13 +352,11 @@ export function transactOnce(
   pool: pg.Pool,
   where: string,
   statements: ReadonlyArray<{ sql: string; params?: readonly unknown[] }>,
-  after?: string,
+  notes = new TransactionNotes(),
 ): Promise<pg.QueryResult[]> {
   const sql = statements.map((s) => (s.params ? inlineParams(s.sql, s.params) : s.sql)).join('; ')
   return onClient(pool, where, async (client) => {
-    const results = (await client.query(
-      `BEGIN; ${sql}; COMMIT${after ? `; ${after}` : ''}`,
-    )) as unknown as pg.QueryResult[]
+    const results = (await client.query(`BEGIN; ${sql}; ${notes.commit()}`)) as unknown as pg.QueryResult[]
     return results.slice(1, 1 + statements.length)
   })
 }

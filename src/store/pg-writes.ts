@@ -1,20 +1,13 @@
 import type pg from 'pg'
 import { statusOf } from './fold.js'
-import {
-  type Note,
-  notesAfterCommit,
-  type TransactionEnd,
-  type TransactionNotes,
-  transactOnce,
-} from './pg-connect.js'
+import { type Note, type TransactionEnd, TransactionNotes, transactOnce } from './pg-connect.js'
 import type { Queryable } from './pg-reads.js'
 import type { AuditEntry, CallKey, CallRecord, StoreEvent } from './types.js'
 
 /*
  * The PostgreSQL store's writes, one statement each, on the pool or inside a transaction. The
  * store (postgres.ts) decides what to write and when to notify: every notification goes just after
- * the COMMIT of what it announces (pg-connect.ts: TransactionNotes, and `notesAfterCommit` for a
- * statement that goes with the COMMIT).
+ * the COMMIT of what it announces (pg-connect.ts, TransactionNotes).
  */
 
 /** Append one event to the log (inside a transaction, whose `notes` then send `note`); returns its seq. */
@@ -100,20 +93,21 @@ export async function writeCard(c: Queryable, card: CardWrite, notes: Transactio
 
 /**
  * {@link writeCard} as a transaction of its own, in one round trip, the notification sent after the
- * COMMIT (see {@link notesAfterCommit}).
+ * COMMIT if the card was written.
  */
 export async function writeCardOnce(pool: pg.Pool, where: string, card: CardWrite): Promise<boolean> {
-  const notes = notesAfterCommit([card.notify])
+  const notes = new TransactionNotes()
+  const mark = notes.ifWritten([card.notify])
   const [result] = await transactOnce(
     pool,
     where,
     [
       {
-        sql: `WITH ${cardAndAudit(card.expectedVersion)} SELECT ${notes.mark} FROM card`,
+        sql: `WITH ${cardAndAudit(card.expectedVersion)} SELECT ${mark} FROM card`,
         params: cardParams(card),
       },
     ],
-    notes.send,
+    notes,
   )
   return result?.rowCount === 1
 }
@@ -131,7 +125,7 @@ export async function writeCardAndEvent(
   event: { event: StoreEvent; seq: number; notify: Note },
   call: CallRecord | undefined,
 ): Promise<boolean> {
-  const notes = notesAfterCommit([card.notify, event.notify])
+  const mark = end.notes.ifWritten([card.notify, event.notify])
   const params = [
     ...cardParams(card),
     event.seq,
@@ -154,9 +148,8 @@ export async function writeCardAndEvent(
      )`
          : ''
      }
-     SELECT ${notes.mark} FROM card`,
+     SELECT ${mark} FROM card`,
     params,
-    notes.send,
   )
   return result.rowCount === 1
 }
@@ -167,7 +160,8 @@ export async function writeCardAndEvent(
  * are written only if the call's record is still `seenRecord`, read under the lock, and the card
  * still at its expected version. The event's seq is drawn in the statement; `settledBySeq` says the
  * folded row takes it as its `settledSeq` (written in the record and its column).
- * `guarded`: the call row was as seen; `written`: the card (and so all four) was written.
+ * `guarded`: the call row was as seen; `written`: the card (and so all four) was written. The
+ * notifications go in `notes`, sent after the COMMIT if the card was written.
  */
 export function guardedCardAndEvent(
   card: CardWrite,
@@ -175,8 +169,9 @@ export function guardedCardAndEvent(
   call: CallRecord,
   seenRecord: string,
   settledBySeq: boolean,
-): { sql: string; params: unknown[]; after: string } {
-  const notes = notesAfterCommit([card.notify, event.notify])
+  notes: TransactionNotes,
+): { sql: string; params: unknown[] } {
+  const mark = notes.ifWritten([card.notify, event.notify])
   const params = [
     ...cardParams(card),
     event.event.type,
@@ -201,10 +196,9 @@ export function guardedCardAndEvent(
        FROM s
        ${CALL_UPSERT}
      ),
-     notified AS (SELECT ${notes.mark} FROM card)
+     notified AS (SELECT ${mark} FROM card)
      SELECT (SELECT count(*) FROM guard)::int AS guarded, (SELECT count(*) FROM notified)::int AS written`
-  // The notifications go after the COMMIT (`after`).
-  return { sql, params, after: notes.send }
+  return { sql, params }
 }
 
 /**

@@ -6,10 +6,11 @@ import { StorageError } from './errors.js'
 import { callKeyString, foldCall, ownEvents } from './fold.js'
 import {
   clientConfig,
+  type Note,
   openPostgres,
   type PostgresPoolOptions,
   type TransactionEnd,
-  type TransactionNotes,
+  TransactionNotes,
   transaction,
   transactOnce,
 } from './pg-connect.js'
@@ -220,7 +221,7 @@ export class PostgresStore implements Store {
   }
 
   /** An event's notification, sent once committed to every process listening (waiting asks, reply streams). */
-  private eventNote(event: StoreEvent): { channel: string; payload: string } {
+  private eventNote(event: StoreEvent): Note {
     return { channel: this.channel, payload: noteOf(this.instanceId, event, 'e', event.type) }
   }
 
@@ -363,19 +364,21 @@ export class PostgresStore implements Store {
     const next = foldCall(read, { ...only, seq: UNDRAWN_SEQ, at: card.at })
     if (!next || next.askedSeq === UNDRAWN_SEQ) return 'moved'
     const settledBySeq = next.settledSeq === UNDRAWN_SEQ
+    const notes = new TransactionNotes()
     const write = writes.guardedCardAndEvent(
       card,
       { event: only, notify: this.eventNote(only) },
       next,
       seenRecord,
       settledBySeq,
+      notes,
     )
     this.check()
     const [, result] = await transactOnce(
       this.pool,
       this.target.redacted,
       [{ sql: lockStatement(card.key) }, write],
-      write.after,
+      notes,
     )
     const row = result?.rows[0] as { guarded: number; written: number } | undefined
     if (!row?.guarded) return 'moved'

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterEach, expect, it, vi } from 'vitest'
-import { notesAfterCommit, TransactionNotes } from '../../src/store/pg-connect.js'
+import { TransactionNotes } from '../../src/store/pg-connect.js'
 import type { StoreChange, StoreChangeListener } from '../../src/store/pg-notify.js'
 import type { PostgresStore } from '../../src/store/postgres.js'
 import type { CallKey, CallRecord, CallStep } from '../../src/store/types.js'
@@ -71,17 +71,22 @@ async function channelAndWriter(): Promise<{ channel: string; writer: pg.Client;
 it('the notes go after the COMMIT, only when the mark their write set committed', async () => {
   const { channel, writer, heard } = await channelAndWriter()
 
-  const rolledBack = notesAfterCommit([{ channel, payload: 'rolled back' }])
-  await writer.query(`BEGIN; SELECT ${rolledBack.mark}; ROLLBACK; ${rolledBack.send}`)
-  const committed = notesAfterCommit([
+  const rolledBack = new TransactionNotes()
+  const rolledBackMark = rolledBack.ifWritten([{ channel, payload: 'rolled back' }])
+  await writer.query(`BEGIN; SELECT ${rolledBackMark}; ROLLBACK; BEGIN; ${rolledBack.commit()}`)
+  const committed = new TransactionNotes()
+  const committedMark = committed.ifWritten([
     { channel, payload: "committed, it's" },
     { channel, payload: 'and its second note' },
   ])
-  await writer.query(`BEGIN; SELECT ${committed.mark}; COMMIT; ${committed.send}`)
+  await writer.query(`BEGIN; SELECT ${committedMark}; ${committed.commit()}`)
+  // One statement per transaction marks its write.
+  expect(() => committed.ifWritten([])).toThrow(/one statement/)
   // A mark still set on the connection does not send another write's notes.
-  const unmarked = notesAfterCommit([{ channel, payload: 'never marked' }])
-  await writer.query(`BEGIN; SELECT 1; COMMIT; ${unmarked.send}`)
-  await writer.query(rolledBack.send)
+  const unmarked = new TransactionNotes()
+  unmarked.ifWritten([{ channel, payload: 'never marked' }])
+  await writer.query(`BEGIN; SELECT 1; ${unmarked.commit()}`)
+  await writer.query(`BEGIN; ${rolledBack.commit()}`)
   await writer.query(`SELECT pg_notify('${channel}', 'sentinel')`)
   await vi.waitFor(() => expect(heard).toContain('sentinel'))
   expect(heard).toEqual(["committed, it's", 'and its second note', 'sentinel'])
