@@ -8,12 +8,13 @@
 // there); AB_PROFILE names a directory for the serve's V8 CPU profile (`--cpu-prof`, which NODE_OPTIONS
 // refuses). `npm run bench -- click` (or `npx tsc -p tsconfig.bench.json`) builds dist-bench first.
 // BENCH_CLICKS (default 1000) clicks per server, AB_PER (default 50) per round. Prints one line a server
-// (the ack), then one a build (click → the waiting agent has its answer).
+// (the ack), then one a build (click → the waiting agent has its answer) beside Bolt's click → its
+// listener runs, which the click section's goal compares it with.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
-import { openCards, sinceSent, startAskbridge, startClicker, startPeer } from './click.js'
+import { boltClicks, openCards, sinceSent, startAskbridge, startClicker, startPeer } from './click.js'
 import { fmt, loopCpuMs, percentile, summarize, until } from './lib.js'
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1000)
@@ -39,15 +40,18 @@ try {
   const latencies = Object.fromEntries(names.map((name) => [name, []]))
   const cpu = Object.fromEntries(names.map((name) => [name, 0]))
   // Click → the waiting agent has read its answer (each build's blocking `POST /v1/ask`).
-  const toAnswer = Object.fromEntries(builds.map((name) => [name, []]))
+  const toAnswer = Object.fromEntries(names.map((name) => [name, []]))
   let templates
+  let payloads
   for (const name of builds) {
     const warm = await openCards(fake, servers[name].url, `${name}-warm`, WARMUP)
     templates ??= warm.requests
+    payloads ??= warm.payloads
     await clicker.clickAll(url(name), warm.requests)
     await Promise.all(warm.answers)
   }
   await clicker.clickAll(url('bolt'), templates)
+  await fetch(`${servers.bolt.url}/listened`).then((res) => res.arrayBuffer())
   for (let round = 0; round < ROUNDS; round++) {
     // Every build's cards for the round first (each serve paces its own posts), then the turns.
     const cards = Object.fromEntries(
@@ -58,10 +62,11 @@ try {
         ]),
       ),
     )
+    // Bolt's clicks carry an action_ts each, to match each with its listener run.
+    const bolt = boltClicks(payloads, PER)
     const order = names.map((_, i) => names[(i + round) % names.length])
     for (const name of order) {
-      const requests =
-        cards[name]?.requests ?? Array.from({ length: PER }, (_, i) => templates[i % templates.length])
+      const requests = cards[name]?.requests ?? bolt.requests
       const before = loopCpuMs(servers[name].pid)
       const result = await clicker.clickAll(url(name), requests)
       cpu[name] += loopCpuMs(servers[name].pid) - before
@@ -78,6 +83,14 @@ try {
         await until(
           () => cards[name].callIds.every((id) => fake.liveActionIds(id).length === 0),
           'the answered cards updated',
+        )
+      } else {
+        const listened = await (await fetch(`${servers.bolt.url}/listened`)).json()
+        toAnswer.bolt.push(
+          ...sinceSent(
+            result.sent,
+            bolt.actionTs.map((ts) => listened[ts]),
+          ),
         )
       }
     }
@@ -96,10 +109,13 @@ try {
         `loop CPU ms/click ${fmt(cpu[name] / s.n)}`,
     )
   }
-  for (const name of builds) {
+  const listener = summarize(toAnswer.bolt)
+  for (const name of names) {
     const s = summarize(toAnswer[name])
+    const what = name === 'bolt' ? 'click → listener' : 'click → answer  '
     console.log(
-      `${name.padEnd(8)} click → answer  n ${s.n}  p50 ${fmt(s.p50)}  p99 ${fmt(s.p99)}  max ${fmt(s.max)}`,
+      `${name.padEnd(8)} ${what}  n ${s.n}  p50 ${fmt(s.p50)}  p99 ${fmt(s.p99)}  max ${fmt(s.max)}  ` +
+        `p99/Bolt's listener ${(s.p99 / listener.p99).toFixed(2)}`,
     )
   }
 } finally {

@@ -159,7 +159,7 @@ export async function openCards(fake, url, prefix, n) {
 
 let actionSeq = 0
 /** Clicks for the bare Bolt App: warm-up payloads, each with an action_ts of its own to match its listener run. */
-function boltClicks(payloads, n) {
+export function boltClicks(payloads, n) {
   const actionTs = []
   const requests = []
   for (let i = 0; i < n; i++) {
