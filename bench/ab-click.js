@@ -14,7 +14,15 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
-import { boltClicks, openCards, sinceSent, startAskbridge, startClicker, startPeer } from './click.js'
+import {
+  boltClicks,
+  listenerTimes,
+  openCards,
+  sinceSent,
+  startAskbridge,
+  startClicker,
+  startPeer,
+} from './click.js'
 import { fmt, loopCpuMs, percentile, summarize, until } from './lib.js'
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1000)
@@ -85,13 +93,7 @@ try {
           'the answered cards updated',
         )
       } else {
-        const listened = await (await fetch(`${servers.bolt.url}/listened`)).json()
-        toAnswer.bolt.push(
-          ...sinceSent(
-            result.sent,
-            bolt.actionTs.map((ts) => listened[ts]),
-          ),
-        )
+        toAnswer.bolt.push(...(await listenerTimes(servers.bolt, bolt, result.sent)))
       }
     }
     console.error(`round ${round + 1}/${ROUNDS}: ${order.join(', ')}`)

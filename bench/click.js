@@ -172,6 +172,18 @@ export function boltClicks(payloads, n) {
   return { requests, actionTs }
 }
 
+/**
+ * Per Bolt click of `bolt` (boltClicks), ms from its sending (`sent`, the clicker's) to its listener
+ * starting, as the Bolt process recorded it; the record is handed over and cleared.
+ */
+export async function listenerTimes(boltServer, bolt, sent) {
+  const listened = await (await fetch(`${boltServer.url}/listened`)).json()
+  return sinceSent(
+    sent,
+    bolt.actionTs.map((ts) => listened[ts]),
+  )
+}
+
 /** Per click, ms from its sending to `at[i]` (undefined `at`: not reached, left out). */
 export function sinceSent(sent, at) {
   return sent.flatMap((t, i) => (at[i] === undefined ? [] : [at[i] - t]))
@@ -299,11 +311,7 @@ export default async function click({ dir, log }) {
           )
         }
         if (name === 'bolt') {
-          const listened = await (await fetch(`${servers.bolt.url}/listened`)).json()
-          const times = sinceSent(
-            result.sent,
-            bolt.actionTs.map((ts) => listened[ts]),
-          )
+          const times = await listenerTimes(servers.bolt, bolt, result.sent)
           toAnswer.bolt.push(...times)
           thisRound['bolt:answer'] = times
         }
