@@ -250,7 +250,9 @@ export class TransactionNotes {
       parts.unshift(`SELECT ${this.#committed.mark}`)
       parts.push(this.#committed.send(this.#notes))
     }
-    if (this.#written) parts.push(this.#written.marked.send(this.#written.notes))
+    // No notes, no statement: `SELECT  WHERE …` would fail the COMMIT's round trip.
+    if (this.#written && this.#written.notes.length > 0)
+      parts.push(this.#written.marked.send(this.#written.notes))
     return parts.join('; ')
   }
 }
@@ -344,9 +346,8 @@ async function onClient<T>(
 /**
  * A whole transaction as one simple query, one round trip: `BEGIN`, `statements` (the parameters
  * written in, see {@link inlineParams}) and `COMMIT`, with `notes` around it; the statements'
- * results, in order. If a statement fails,
- * PostgreSQL skips the rest and the transaction is rolled back here; failures become
- * StorageErrors, and a broken connection is discarded.
+ * results, in order. If a statement fails, PostgreSQL skips the rest and the transaction is rolled
+ * back here; failures become StorageErrors, and a broken connection is discarded.
  */
 export function transactOnce(
   pool: pg.Pool,

@@ -96,6 +96,10 @@ it("a transaction's notes go only with a COMMIT that commits: not after an abort
   const { channel, writer, heard } = await channelAndWriter()
 
   expect(new TransactionNotes().commit()).toBe('COMMIT')
+  // A write that marks itself but has nothing to announce adds no statement after the COMMIT.
+  const nothing = new TransactionNotes()
+  nothing.ifWritten([])
+  expect(nothing.commit()).toBe('COMMIT')
   // A statement failed and its error was not passed on: a bare COMMIT would end the transaction
   // as a rollback without an error, and a NOTIFY after it would still run.
   const aborted = new TransactionNotes()
