@@ -9,7 +9,8 @@
 // refuses). `npm run bench -- click` (or `npx tsc -p tsconfig.bench.json`) builds dist-bench first.
 // BENCH_CLICKS (default 1000) clicks per server, AB_PER (default 50) per round. Prints one line a server
 // (the ack), then one a build (click → the waiting agent has its answer) beside Bolt's click → its
-// listener runs, which the click section's goal compares it with.
+// listener runs, which the click section's goal compares it with. AB_STORE=1 adds the Bolt app with a
+// durable store (bench/click-peer.js bolt-store), whose agent's wait is timed like askbridge's.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,6 +23,8 @@ import {
   startAskbridge,
   startClicker,
   startPeer,
+  storeAsks,
+  storeState,
 } from './click.js'
 import { fmt, loopCpuMs, percentile, summarize, until } from './lib.js'
 
@@ -31,7 +34,8 @@ const ROUNDS = Math.ceil(CLICKS / PER)
 const WARMUP = 100
 const variants = JSON.parse(process.env.AB_VARIANTS ?? '{"A":{},"B":{}}')
 const builds = Object.keys(variants)
-const names = [...builds, 'bolt']
+const store = process.env.AB_STORE === '1'
+const names = [...builds, 'bolt', ...(store ? ['store'] : [])]
 
 const fake = await FakeSlack.start({ rateLimits: false })
 const clicker = startClicker(fake.options.signingSecret)
@@ -44,6 +48,11 @@ try {
     servers[name] = await startAskbridge(fake, dir, { checkout: AB_CHECKOUT, profileDir: AB_PROFILE, env })
   }
   servers.bolt = await startPeer('bolt', fake)
+  if (store) {
+    const dir = mkdtempSync(join(tmpdir(), 'askbridge-ab-store-'))
+    dirs.push(dir)
+    servers.store = await startPeer('bolt-store', fake, { BENCH_STORE: join(dir, 'store.db') })
+  }
   const url = (name) => `${servers[name].url}/slack/events`
   const latencies = Object.fromEntries(names.map((name) => [name, []]))
   const cpu = Object.fromEntries(names.map((name) => [name, 0]))
@@ -59,6 +68,14 @@ try {
     await Promise.all(warm.answers)
   }
   await clicker.clickAll(url('bolt'), templates)
+  let storeUpdates = 0
+  if (store) {
+    const warm = boltClicks(payloads, WARMUP)
+    const answers = await storeAsks(servers.store, warm)
+    await clicker.clickAll(url('store'), warm.requests)
+    await Promise.all(answers)
+    storeUpdates += WARMUP
+  }
   await fetch(`${servers.bolt.url}/listened`).then((res) => res.arrayBuffer())
   for (let round = 0; round < ROUNDS; round++) {
     // Every build's cards for the round first (each serve paces its own posts), then the turns.
@@ -72,9 +89,11 @@ try {
     )
     // Bolt's clicks carry an action_ts each, to match each with its listener run.
     const bolt = boltClicks(payloads, PER)
+    const storeClicks = boltClicks(payloads, PER)
     const order = names.map((_, i) => names[(i + round) % names.length])
     for (const name of order) {
-      const requests = cards[name]?.requests ?? bolt.requests
+      const requests = cards[name]?.requests ?? (name === 'store' ? storeClicks : bolt).requests
+      const storeAnswers = name === 'store' ? await storeAsks(servers.store, storeClicks) : undefined
       const before = loopCpuMs(servers[name].pid)
       const result = await clicker.clickAll(url(name), requests)
       cpu[name] += loopCpuMs(servers[name].pid) - before
@@ -91,6 +110,13 @@ try {
         await until(
           () => cards[name].callIds.every((id) => fake.liveActionIds(id).length === 0),
           'the answered cards updated',
+        )
+      } else if (storeAnswers) {
+        toAnswer.store.push(...sinceSent(result.sent, await Promise.all(storeAnswers)))
+        storeUpdates += PER
+        await until(
+          async () => (await storeState(servers.store)).updated >= storeUpdates,
+          'its cards updated',
         )
       } else {
         toAnswer.bolt.push(...(await listenerTimes(servers.bolt, bolt, result.sent)))

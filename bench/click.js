@@ -11,9 +11,11 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
 import {
+  cpuMs,
   fmt,
   loopCpuMs,
   monotonicMs,
+  ownCpuMs,
   percentile,
   startChild,
   startServe,
@@ -37,7 +39,7 @@ const ROUNDS = Number(process.env.BENCH_CLICK_ROUNDS ?? 80)
 /** Bootstrap resamples of the rounds, for the interval of the p99 ratio. */
 const RESAMPLES = 2000
 const WARMUP = Number(process.env.BENCH_CLICK_WARMUP ?? 100)
-const CONCURRENCY = 8
+const CONCURRENCY = Number(process.env.BENCH_CLICK_CONCURRENCY ?? 8)
 // Cards go to many channels through a routes file: Slack allows about one post per second per channel,
 // and the cards a round clicks must be up before it starts (posting is not what this section measures).
 const CHANNELS = 50
@@ -73,7 +75,8 @@ export async function startAskbridge(fake, dir, { profileDir, checkout, env = {}
   )
 }
 
-export function startPeer(kind, fake) {
+/** A peer of bench/click-peer.js; `env`: more of its environment (BENCH_STORE for bolt-store). */
+export function startPeer(kind, fake, env = {}) {
   return startChild(
     kind,
     ['bench/click-peer.js', kind],
@@ -81,6 +84,7 @@ export function startPeer(kind, fake) {
       SLACK_BOT_TOKEN: fake.options.botToken,
       SLACK_SIGNING_SECRET: fake.options.signingSecret,
       SLACK_API_URL: fake.apiUrl,
+      ...env,
     },
     async (child) => {
       for await (const line of createInterface({ input: child.stdout })) return JSON.parse(line).url
@@ -100,6 +104,7 @@ export function startClicker(secret) {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
   return {
+    pid: child.pid,
     /** Click every body, CONCURRENCY at a time; the latency of each, from send to the whole ack read. */
     async clickAll(url, bodies) {
       const reply = once(child, 'message')
@@ -184,6 +189,27 @@ export async function listenerTimes(boltServer, bolt, sent) {
   )
 }
 
+/**
+ * The agents waiting on the bolt-store peer: one blocking `POST /ask` per click of `bolt`
+ * (boltClicks), each resolving to when its whole answer was read (undefined: none came). Resolves
+ * once the peer holds them all, so no click comes before its agent waits.
+ */
+export async function storeAsks(server, bolt) {
+  const answers = bolt.actionTs.map((ts) =>
+    fetch(`${server.url}/ask?key=${ts}`, { method: 'POST' }).then(async (res) => {
+      await res.arrayBuffer()
+      return res.status === 200 ? monotonicMs() : undefined
+    }),
+  )
+  await until(async () => (await storeState(server)).waiting >= answers.length, 'the agents waiting')
+  return answers
+}
+
+/** The bolt-store peer's agents waiting and card updates finished. */
+export async function storeState(server) {
+  return (await fetch(`${server.url}/state`)).json()
+}
+
 /** Per click, ms from its sending to `at[i]` (undefined `at`: not reached, left out). */
 export function sinceSent(sent, at) {
   return sent.flatMap((t, i) => (at[i] === undefined ? [] : [at[i] - t]))
@@ -231,14 +257,16 @@ export default async function click({ dir, log }) {
     })
     servers.bolt = await startPeer('bolt', fake)
     servers.chat = await startPeer('chat', fake)
+    servers['bolt-store'] = await startPeer('bolt-store', fake, { BENCH_STORE: join(dir, 'bolt-store.db') })
     const urls = {
       askbridge: `${servers.askbridge.url}/slack/events`,
       'askbridge-pg': `${servers['askbridge-pg'].url}/slack/events`,
       'askbridge-capped': `${servers['askbridge-capped'].url}/slack/events`,
       bolt: `${servers.bolt.url}/slack/events`,
       chat: `${servers.chat.url}/api/webhooks/slack`,
+      'bolt-store': `${servers['bolt-store'].url}/slack/events`,
     }
-    const names = ['askbridge', 'askbridge-pg', 'askbridge-capped', 'bolt', 'chat']
+    const names = ['askbridge', 'askbridge-pg', 'askbridge-capped', 'bolt', 'chat', 'bolt-store']
     const bridges = ['askbridge', 'askbridge-pg', 'askbridge-capped']
     const prefix = { askbridge: '', 'askbridge-pg': 'pg-', 'askbridge-capped': 'cap-' }
 
@@ -255,16 +283,30 @@ export default async function click({ dir, log }) {
     }
     for (const name of ['bolt', 'chat']) await clicker.clickAll(urls[name], templates)
     await fetch(`${servers.bolt.url}/listened`).then((res) => res.arrayBuffer())
+    let storeUpdates = 0
+    {
+      const warm = boltClicks(payloads, WARMUP)
+      const answers = await storeAsks(servers['bolt-store'], warm)
+      await clicker.clickAll(urls['bolt-store'], warm.requests)
+      await Promise.all(answers)
+      storeUpdates += WARMUP
+    }
 
     const perRound = Math.ceil(CLICKS / ROUNDS)
     const latencies = Object.fromEntries(names.map((name) => [name, []]))
     // Click → the waiting agent has the answer (askbridge), click → the listener runs (Bolt).
-    const toAnswer = { askbridge: [], 'askbridge-pg': [], 'askbridge-capped': [], bolt: [] }
+    const toAnswer = { askbridge: [], 'askbridge-pg': [], 'askbridge-capped': [], bolt: [], 'bolt-store': [] }
     // Each round's latencies by server, for the bootstrap: a round's turns are minutes apart from
     // the next round's, seconds apart from each other, so rounds are resampled whole.
     const byRound = []
     const failed = Object.fromEntries(names.map((name) => [name, 0]))
     const cpu = Object.fromEntries(names.map((name) => [name, 0]))
+    // All of each server's threads (its disk syncs and V8's helpers too), and this process (the
+    // agents, the fake) and the clicker during each server's turns: what shares the machine's cores.
+    const processCpu = Object.fromEntries(names.map((name) => [name, 0]))
+    const agentCpu = Object.fromEntries(names.map((name) => [name, 0]))
+    const clickerCpu = Object.fromEntries(names.map((name) => [name, 0]))
+    const wall = Object.fromEntries(names.map((name) => [name, 0]))
     let answered = 0
     let wrong = 0
     for (let round = 0; round < ROUNDS; round++) {
@@ -275,6 +317,7 @@ export default async function click({ dir, log }) {
       )
       const cards = Object.fromEntries(bridges.map((name, i) => [name, opened[i]]))
       const bolt = boltClicks(payloads, perRound)
+      const storeClicks = boltClicks(payloads, perRound)
       const order = names.map((_, i) => names[(i + round) % names.length])
       const thisRound = {}
       byRound.push(thisRound)
@@ -283,10 +326,20 @@ export default async function click({ dir, log }) {
           ? cards[name].requests
           : name === 'bolt'
             ? bolt.requests
-            : Array.from({ length: perRound }, (_, i) => templates[i % templates.length])
+            : name === 'bolt-store'
+              ? storeClicks.requests
+              : Array.from({ length: perRound }, (_, i) => templates[i % templates.length])
+        // Its agents wait before its clicks come, as askbridge's cards are up before theirs.
+        const storeAnswers = name === 'bolt-store' ? await storeAsks(servers[name], storeClicks) : undefined
         const cpuBefore = loopCpuMs(servers[name].pid)
+        const before = { process: cpuMs(servers[name].pid), agent: ownCpuMs(), clicker: cpuMs(clicker.pid) }
+        const startedAt = monotonicMs()
         const result = await clicker.clickAll(urls[name], requests)
+        wall[name] += monotonicMs() - startedAt
         cpu[name] += loopCpuMs(servers[name].pid) - cpuBefore
+        processCpu[name] += cpuMs(servers[name].pid) - before.process
+        agentCpu[name] += ownCpuMs() - before.agent
+        clickerCpu[name] += cpuMs(clicker.pid) - before.clicker
         latencies[name].push(...result.latencies)
         thisRound[name] = result.latencies
         failed[name] += result.failed
@@ -315,6 +368,17 @@ export default async function click({ dir, log }) {
           toAnswer.bolt.push(...times)
           thisRound['bolt:answer'] = times
         }
+        if (storeAnswers) {
+          const times = sinceSent(result.sent, await Promise.all(storeAnswers))
+          toAnswer['bolt-store'].push(...times)
+          thisRound['bolt-store:answer'] = times
+          // Its card updates follow its acks: done before the next server's turn, as askbridge's.
+          storeUpdates += perRound
+          await until(
+            async () => (await storeState(servers[name])).updated >= storeUpdates,
+            'the bolt-store cards updated',
+          )
+        }
       }
       log(`round ${round + 1}/${ROUNDS}: ${order.join(', ')}`)
     }
@@ -333,6 +397,7 @@ export default async function click({ dir, log }) {
       'askbridge-capped': `askbridge serve, SQLite, NODE_OPTIONS=${YOUNG_CAP}`,
       bolt: 'bare Bolt App',
       chat: 'Chat SDK',
+      'bolt-store': 'Bolt App with a durable store',
     }
     const rows = names.map((name) => [
       label[name],
@@ -346,7 +411,8 @@ export default async function click({ dir, log }) {
       name === 'bolt' ? '' : interval(name),
       fmt(cpu[name] / stats[name].n),
     ])
-    const answerRows = ['askbridge', 'askbridge-pg', 'askbridge-capped', 'bolt'].map((name) => [
+    const storeRatio = answerStats.askbridge.p99 / answerStats['bolt-store'].p99
+    const answerRows = ['askbridge', 'askbridge-pg', 'askbridge-capped', 'bolt', 'bolt-store'].map((name) => [
       name === 'bolt'
         ? 'bare Bolt App: click → its listener runs'
         : `${label[name]}: click → the agent has the answer`,
@@ -357,9 +423,22 @@ export default async function click({ dir, log }) {
       `${answerRatio(name, 'p99').toFixed(2)}×`,
       name === 'bolt' ? '' : interval(`${name}:answer`, 'bolt:answer'),
     ])
+    const perClick = (ms, name) => fmt(ms[name] / stats[name].n)
+    const cpuRows = names.map((name) => {
+      const total = processCpu[name] + agentCpu[name] + clickerCpu[name]
+      return [
+        label[name],
+        perClick(cpu, name),
+        perClick(processCpu, name),
+        perClick(agentCpu, name),
+        perClick(clickerCpu, name),
+        fmt(total / stats[name].n),
+        (total / wall[name]).toFixed(2),
+      ]
+    })
     const markdown = `${CLICKS} signed \`block_actions\` clicks per server, ${CONCURRENCY} at a time over HTTP keep-alive,
 in ${ROUNDS} rounds whose order rotates (askbridge on SQLite, askbridge on PostgreSQL, askbridge on SQLite
-with V8's young generation capped, Bolt, Chat SDK; then the same shifted by one; …) after ${WARMUP} warm-up clicks each; short rounds, so a noisy moment of this
+with V8's young generation capped, Bolt, Chat SDK, Bolt with a durable store; then the same shifted by one; …) after ${WARMUP} warm-up clicks each; short rounds, so a noisy moment of this
 shared machine falls on every server alike. The ack is timed from sending the signed request to reading
 the whole ack.
 askbridge is \`askbridge serve\` (the CLI, Slack HTTP mode), once on a SQLite file with the default
@@ -368,7 +447,11 @@ SQLite started with \`NODE_OPTIONS=${YOUNG_CAP}\` (the goals are judged on the f
 answers an open blocking \`POST /v1/ask\` on its card: the ack comes once the answer is durable. The bare
 Bolt App (\`@slack/bolt\` HTTP receiver, one listener that acks) and the Chat SDK (\`chat\` +
 \`@chat-adapter/slack\`, in-memory state, one \`onAction\` handler, behind a \`node:http\` server) get the
-same signed payloads and only acknowledge. Every server is its own process, and so is the clicker
+same signed payloads and only acknowledge. The Bolt App with a durable store is what a user would
+build instead of askbridge to make the same promise (bench/click-peer.js \`bolt-store\`): the same Bolt
+App, whose listener stores the answer in SQLite (better-sqlite3, WAL, \`synchronous = FULL\`, on its
+event loop), answers the agent's waiting request, acks, then updates the card with \`chat.update\`.
+Every server is its own process, and so is the clicker
 (bench/click-clicker.js): the fake Slack, which also serves askbridge's card updates, runs in the bench
 process, and a clicker sharing its event loop would count the fake's work as the server's. The cards
 are spread over ${CHANNELS} channels and the fake's rate limits are off here (posting is measured in the
@@ -385,6 +468,8 @@ are read on the machine's monotonic clock, which the clicker, the agent and the 
 
 ${table(['what', 'clicks', 'p50 ms', 'p99 ms', 'max ms', 'p99 / Bolt', 'p99 / Bolt, 90% interval'], answerRows)}
 
+askbridge's click → answer p99 is ${storeRatio.toFixed(2)}× the Bolt App with a durable store's (90% interval ${interval('askbridge:answer', 'bolt-store:answer')}).
+
 PostgreSQL's click → answer p99 is ${pgRatio.toFixed(2)}× SQLite's (90% interval ${interval('askbridge-pg:answer', 'askbridge:answer')}).
 
 The interval says how far a p99 ratio moves with the luck of the run: ${RESAMPLES} bootstrap
@@ -395,6 +480,17 @@ on the measured ratios, not on the intervals.
 Loop CPU is the time the server's main thread (its event loop, which reads every click) ran on a
 core during its rounds, from Linux's /proc/PID/schedstat, divided by its clicks: askbridge's
 includes its commit of each click; its disk syncs run on other threads and are not in it.
+
+What shares this machine's two cores during each server's turns, in CPU ms per click (from
+/proc/PID/stat and \`process.cpuUsage()\`, so in steps of 10 ms over all the rounds): the server's main
+thread and all its threads (its writer, V8's helpers), this process (the agents waiting and the fake
+Slack) and the clicker; "cores busy" is their sum over the turns' time. With ${CONCURRENCY} clicks in flight
+and the next sent as each ack comes back, the cores are busy most of each turn (the turns' ends, with
+fewer clicks left in flight, count too), so a click mostly waits for the other clicks' work, in the
+server and beside it: the more CPU a server needs per click, the longer each of its clicks waits, and
+the latencies above follow the total.
+
+${table(['server', 'main thread', 'all its threads', 'this process (agents, fake Slack)', 'clicker', 'total', 'cores busy'], cpuRows)}
 
 askbridge asks answered by these clicks: ${answered} with the clicked option, ${wrong} otherwise.`
     return {

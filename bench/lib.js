@@ -171,6 +171,12 @@ export function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
+/** CPU time (ms) this process has used, all its threads. */
+export function ownCpuMs() {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
+}
+
 /** Resident set size of a process, in bytes (Linux /proc). */
 export function rssOf(pid) {
   const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
