@@ -23,8 +23,7 @@ import {
   startAskbridge,
   startClicker,
   startPeer,
-  storeAsks,
-  storeState,
+  storeTurns,
 } from './click.js'
 import { fmt, loopCpuMs, percentile, summarize, until } from './lib.js'
 
@@ -68,13 +67,12 @@ try {
     await Promise.all(warm.answers)
   }
   await clicker.clickAll(url('bolt'), templates)
-  let storeUpdates = 0
-  if (store) {
+  const turns = store ? storeTurns(servers.store) : undefined
+  if (turns) {
     const warm = boltClicks(payloads, WARMUP)
-    const answers = await storeAsks(servers.store, warm)
+    const answers = await turns.wait(warm)
     await clicker.clickAll(url('store'), warm.requests)
-    await Promise.all(answers)
-    storeUpdates += WARMUP
+    await turns.done(warm, answers)
   }
   await fetch(`${servers.bolt.url}/listened`).then((res) => res.arrayBuffer())
   for (let round = 0; round < ROUNDS; round++) {
@@ -93,7 +91,7 @@ try {
     const order = names.map((_, i) => names[(i + round) % names.length])
     for (const name of order) {
       const requests = cards[name]?.requests ?? (name === 'store' ? storeClicks : bolt).requests
-      const storeAnswers = name === 'store' ? await storeAsks(servers.store, storeClicks) : undefined
+      const storeAnswers = name === 'store' ? await turns.wait(storeClicks) : undefined
       const before = loopCpuMs(servers[name].pid)
       const result = await clicker.clickAll(url(name), requests)
       cpu[name] += loopCpuMs(servers[name].pid) - before
@@ -112,12 +110,7 @@ try {
           'the answered cards updated',
         )
       } else if (storeAnswers) {
-        toAnswer.store.push(...sinceSent(result.sent, await Promise.all(storeAnswers)))
-        storeUpdates += PER
-        await until(
-          async () => (await storeState(servers.store)).updated >= storeUpdates,
-          'its cards updated',
-        )
+        toAnswer.store.push(...sinceSent(result.sent, await turns.done(storeClicks, storeAnswers)))
       } else {
         toAnswer.bolt.push(...(await listenerTimes(servers.bolt, bolt, result.sent)))
       }

@@ -190,24 +190,37 @@ export async function listenerTimes(boltServer, bolt, sent) {
 }
 
 /**
- * The agents waiting on the bolt-store peer: one blocking `POST /ask` per click of `bolt`
- * (boltClicks), each resolving to when its whole answer was read (undefined: none came). Resolves
- * once the peer holds them all, so no click comes before its agent waits.
+ * The bolt-store peer's turns: its agents wait before its clicks come (as askbridge's cards are up
+ * before theirs), and a turn ends once it has updated every card it was clicked on, so that work is
+ * not timed as the next server's.
  */
-export async function storeAsks(server, bolt) {
-  const answers = bolt.actionTs.map((ts) =>
-    fetch(`${server.url}/ask?key=${ts}`, { method: 'POST' }).then(async (res) => {
-      await res.arrayBuffer()
-      return res.status === 200 ? monotonicMs() : undefined
-    }),
-  )
-  await until(async () => (await storeState(server)).waiting >= answers.length, 'the agents waiting')
-  return answers
-}
-
-/** The bolt-store peer's agents waiting and card updates finished. */
-export async function storeState(server) {
-  return (await fetch(`${server.url}/state`)).json()
+export function storeTurns(server) {
+  const state = async () => (await fetch(`${server.url}/state`)).json()
+  let updates = 0
+  return {
+    /**
+     * One blocking `POST /ask` per click of `clicks` (boltClicks); resolves, once the peer holds
+     * them all, to `{ answered }`: a promise of when each had read its whole answer (undefined: none
+     * came).
+     */
+    async wait(clicks) {
+      const answers = clicks.actionTs.map((ts) =>
+        fetch(`${server.url}/ask?key=${ts}`, { method: 'POST' }).then(async (res) => {
+          await res.arrayBuffer()
+          return res.status === 200 ? monotonicMs() : undefined
+        }),
+      )
+      await until(async () => (await state()).waiting >= answers.length, 'the agents waiting')
+      return { answered: Promise.all(answers) }
+    },
+    /** After the clicks: when each agent had its answer, once the cards are updated. */
+    async done(clicks, { answered }) {
+      const at = await answered
+      updates += clicks.actionTs.length
+      await until(async () => (await state()).updated >= updates, 'the bolt-store cards updated')
+      return at
+    },
+  }
 }
 
 /** Per click, ms from its sending to `at[i]` (undefined `at`: not reached, left out). */
@@ -283,14 +296,11 @@ export default async function click({ dir, log }) {
     }
     for (const name of ['bolt', 'chat']) await clicker.clickAll(urls[name], templates)
     await fetch(`${servers.bolt.url}/listened`).then((res) => res.arrayBuffer())
-    let storeUpdates = 0
-    {
-      const warm = boltClicks(payloads, WARMUP)
-      const answers = await storeAsks(servers['bolt-store'], warm)
-      await clicker.clickAll(urls['bolt-store'], warm.requests)
-      await Promise.all(answers)
-      storeUpdates += WARMUP
-    }
+    const store = storeTurns(servers['bolt-store'])
+    const warm = boltClicks(payloads, WARMUP)
+    const warmAnswers = await store.wait(warm)
+    await clicker.clickAll(urls['bolt-store'], warm.requests)
+    await store.done(warm, warmAnswers)
 
     const perRound = Math.ceil(CLICKS / ROUNDS)
     const latencies = Object.fromEntries(names.map((name) => [name, []]))
@@ -329,8 +339,7 @@ export default async function click({ dir, log }) {
             : name === 'bolt-store'
               ? storeClicks.requests
               : Array.from({ length: perRound }, (_, i) => templates[i % templates.length])
-        // Its agents wait before its clicks come, as askbridge's cards are up before theirs.
-        const storeAnswers = name === 'bolt-store' ? await storeAsks(servers[name], storeClicks) : undefined
+        const storeAnswers = name === 'bolt-store' ? await store.wait(storeClicks) : undefined
         const cpuBefore = loopCpuMs(servers[name].pid)
         const before = { process: cpuMs(servers[name].pid), agent: ownCpuMs(), clicker: cpuMs(clicker.pid) }
         const startedAt = monotonicMs()
@@ -369,15 +378,9 @@ export default async function click({ dir, log }) {
           thisRound['bolt:answer'] = times
         }
         if (storeAnswers) {
-          const times = sinceSent(result.sent, await Promise.all(storeAnswers))
+          const times = sinceSent(result.sent, await store.done(storeClicks, storeAnswers))
           toAnswer['bolt-store'].push(...times)
           thisRound['bolt-store:answer'] = times
-          // Its card updates follow its acks: done before the next server's turn, as askbridge's.
-          storeUpdates += perRound
-          await until(
-            async () => (await storeState(servers[name])).updated >= storeUpdates,
-            'the bolt-store cards updated',
-          )
         }
       }
       log(`round ${round + 1}/${ROUNDS}: ${order.join(', ')}`)
