@@ -484,8 +484,9 @@ Loop CPU is the time the server's main thread (its event loop, which reads every
 core during its rounds, from Linux's /proc/PID/schedstat, divided by its clicks: askbridge's
 includes its commit of each click; its disk syncs run on other threads and are not in it.
 
-What shares this machine's two cores during each server's turns, in CPU ms per click (from
-/proc/PID/stat and \`process.cpuUsage()\`, so in steps of 10 ms over all the rounds): the server's main
+What shares this machine's two cores during each server's turns, in CPU ms per click (the servers'
+and the clicker's from /proc/PID/stat, in steps of 10 ms summed over all the rounds; this process's
+from \`process.cpuUsage()\`): the server's main
 thread and all its threads (its writer, V8's helpers), this process (the agents waiting and the fake
 Slack) and the clicker; "cores busy" is their sum over the turns' time. With ${CONCURRENCY} clicks in flight
 and the next sent as each ack comes back, the cores are busy most of each turn (the turns' ends, with

@@ -9,21 +9,18 @@
 // - maxGcMs: the longest garbage-collection pause.
 import { appendFileSync } from 'node:fs'
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
+import { ownCpuMs } from './lib.js'
 
 const CHECK_MS = 1000
 const histogram = monitorEventLoopDelay({ resolution: 5 })
 histogram.enable()
 
-const cpuNow = () => {
-  const { user, system } = process.cpuUsage()
-  return (user + system) / 1000
-}
 let worstMs = 0
 let cpuMsAround = 0
-let lastCpu = cpuNow()
+let lastCpu = ownCpuMs()
 /** Did the longest stall so far fall in the interval just ended? Then keep that interval's CPU. */
 const check = () => {
-  const cpu = cpuNow()
+  const cpu = ownCpuMs()
   const max = histogram.max / 1e6
   if (max > worstMs) {
     worstMs = max
