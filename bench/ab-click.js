@@ -6,7 +6,8 @@
 // Each variant is a name and the environment its serve gets; AB_CHECKOUT runs another checkout's
 // build (`git worktree add /tmp/before HEAD~1`, link node_modules, `npx tsc -p tsconfig.build.json`
 // there); AB_PROFILE names a directory for the serve's V8 CPU profile (`--cpu-prof`, which NODE_OPTIONS
-// refuses). `npm run bench -- click` (or `npx tsc -p tsconfig.bench.json`) builds dist-bench first.
+// refuses); AB_NODE_ARGS, Node flags for the serve that NODE_OPTIONS refuses (`--min-semi-space-size=8`,
+// `--single-threaded-gc`), space-separated. `npm run bench -- click` (or `npx tsc -p tsconfig.bench.json`) builds dist-bench first.
 // BENCH_CLICKS (default 1000) clicks per server, AB_PER (default 50) per round. Prints one line a server
 // (the ack), then one a build (click → the waiting agent has its answer) beside Bolt's click → its
 // listener runs, which the click section's goal compares it with. AB_STORE=1 adds the Bolt app with a
@@ -41,10 +42,16 @@ const clicker = startClicker(fake.options.signingSecret)
 const servers = {}
 const dirs = []
 try {
-  for (const [name, { AB_CHECKOUT, AB_PROFILE, ...env }] of Object.entries(variants)) {
+  for (const [name, { AB_CHECKOUT, AB_PROFILE, AB_NODE_ARGS, ...env }] of Object.entries(variants)) {
     const dir = mkdtempSync(join(tmpdir(), `askbridge-ab-${name}-`))
     dirs.push(dir)
-    servers[name] = await startAskbridge(fake, dir, { checkout: AB_CHECKOUT, profileDir: AB_PROFILE, env })
+    const nodeArgs = AB_NODE_ARGS ? AB_NODE_ARGS.split(' ') : []
+    servers[name] = await startAskbridge(fake, dir, {
+      checkout: AB_CHECKOUT,
+      profileDir: AB_PROFILE,
+      nodeArgs,
+      env,
+    })
   }
   servers.bolt = await startPeer('bolt', fake)
   if (store) {

@@ -9,6 +9,8 @@ import { once } from 'node:events'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { request } from 'undici'
+import { BridgeClient } from '../dist/src/cli/client.js'
 import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
 import {
   cpuMs,
@@ -53,7 +55,7 @@ const GOAL_PG_RATIO = 1.5
  * routes to the bench channels. `checkout`: whose build runs (bench/ab-click.js compares builds);
  * `env`: more of its environment.
  */
-export async function startAskbridge(fake, dir, { profileDir, checkout, env = {} } = {}) {
+export async function startAskbridge(fake, dir, { profileDir, checkout, nodeArgs = [], env = {} } = {}) {
   const routes = Array.from({ length: CHANNELS }, (_, i) => ({
     name: `bench-${i}`,
     match: { route: `bench-${i}` },
@@ -70,7 +72,7 @@ export async function startAskbridge(fake, dir, { profileDir, checkout, env = {}
       SLACK_API_URL: fake.apiUrl,
       ...env,
     },
-    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...nodeArgs],
     checkout,
   )
 }
@@ -118,27 +120,29 @@ export function startClicker(secret) {
   }
 }
 
-/** Open `n` blocking asks on askbridge and wait for their cards; the signed clicks that answer them. */
+/**
+ * Open `n` blocking asks on askbridge and wait for their cards; the signed clicks that answer them.
+ * The agents ask through askbridge's own client (what `askbridge ask`, the hook and `askbridge mcp`
+ * use), so what reading an answer costs an agent is the product's, measured.
+ */
 export async function openCards(fake, url, prefix, n) {
+  const client = new BridgeClient({ url })
   const answers = []
   for (let i = 0; i < n; i++) {
     const callId = `${prefix}-${i}`
+    const asked = client.ask({
+      callId,
+      route: `bench-${i % CHANNELS}`,
+      questions: [
+        { id: 'go', question: `Ship build ${callId}?`, options: [{ label: 'Yes' }, { label: 'No' }] },
+      ],
+    })
+    // The agent has its answer once the whole response is read.
     answers.push(
-      fetch(`${url}/v1/ask`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          callId,
-          route: `bench-${i % CHANNELS}`,
-          questions: [
-            { id: 'go', question: `Ship build ${callId}?`, options: [{ label: 'Yes' }, { label: 'No' }] },
-          ],
-        }),
-      }).then(async (res) => {
-        const body = await res.json()
-        // The agent has its answer once the whole response is read.
-        return { callId, status: res.status, body, at: monotonicMs() }
-      }),
+      asked.then(
+        (body) => ({ callId, status: 200, body, at: monotonicMs() }),
+        (error) => ({ callId, status: error.status ?? 0, body: { error: error.message }, at: monotonicMs() }),
+      ),
     )
   }
   const byCall = new Map()
@@ -204,10 +208,12 @@ export function storeTurns(server) {
      * came).
      */
     async wait(clicks) {
+      // Read as askbridge's client reads its answers (undici's request, not fetch), so both
+      // agents' reading costs the same.
       const answers = clicks.actionTs.map((ts) =>
-        fetch(`${server.url}/ask?key=${ts}`, { method: 'POST' }).then(async (res) => {
-          await res.arrayBuffer()
-          return res.status === 200 ? monotonicMs() : undefined
+        request(`${server.url}/ask?key=${ts}`, { method: 'POST' }).then(async (res) => {
+          await res.body.arrayBuffer()
+          return res.statusCode === 200 ? monotonicMs() : undefined
         }),
       )
       await until(async () => (await state()).waiting >= answers.length, 'the agents waiting')

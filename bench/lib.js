@@ -130,8 +130,8 @@ export async function startChild(name, args, env, readUrl, command = process.exe
 /**
  * `askbridge serve` (the CLI) as its own process on a free port, warnings and errors only;
  * `checkout`: another checkout's build instead of this one's (its own `dist/`). The command file is
- * run as a user's `npx askbridge serve` runs it (through its `#!` line); `nodeArgs` (a profiler's,
- * V8's) go in through NODE_OPTIONS.
+ * run by this node, as the `#!` line of a user's `npx askbridge serve` runs it; `nodeArgs` (a
+ * profiler's, V8's) go on that command line, before it (NODE_OPTIONS refuses some of them).
  */
 export async function startServe(env, nodeArgs = [], checkout = '.') {
   const port = await freePort()

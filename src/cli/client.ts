@@ -1,4 +1,4 @@
-import { Agent, fetch } from 'undici'
+import { Agent, type Dispatcher, request } from 'undici'
 import { HttpError } from '../errors.js'
 import { asUserQuestionError, UserQuestionError } from '../protocol/errors.js'
 import type {
@@ -224,45 +224,61 @@ export class BridgeClient {
     const headers: Record<string, string> = { accept: 'application/json' }
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`
-    let res: Awaited<ReturnType<typeof fetch>>
+    let status: number
+    let location: string | undefined
+    let text: string
     try {
-      res = await fetch(`${this.url}${path}`, {
-        method,
+      // undici's request rather than fetch: the answer of a blocking ask is what the agent waits
+      // for, and fetch reads it through the WHATWG stream machinery, which costs the agent's event
+      // loop measurably more CPU per response (docs/benchmarks.md, click).
+      const res = await request(`${this.url}${path}`, {
+        method: method as Dispatcher.HttpMethod,
         headers,
         dispatcher,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         ...(signal === undefined ? {} : { signal }),
       })
+      status = res.statusCode
+      const where = res.headers.location
+      location = Array.isArray(where) ? where[0] : where
+      text = await res.body.text()
     } catch (error) {
       if (signal?.aborted) throw error
-      const cause = (error as { cause?: { code?: string } }).cause
+      const code = (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code
       throw new HttpError(
         'UNREACHABLE',
-        `cannot reach askbridge at ${this.url}${cause?.code ? ` (${cause.code})` : ''}: is \`askbridge serve\` running? (ASKBRIDGE_URL)`,
+        `cannot reach askbridge at ${this.url}${typeof code === 'string' ? ` (${code})` : ''}: is \`askbridge serve\` running? (ASKBRIDGE_URL)`,
       )
     }
-    const text = await res.text()
+    // Not followed: a proxy that redirects (http to https, say) would turn the ask into a GET.
+    if (status >= 300 && status < 400) {
+      throw new HttpError(
+        'BAD_RESPONSE',
+        `askbridge at ${this.url} answered ${status}, a redirect${location ? ` to ${location}` : ''}: set ASKBRIDGE_URL to the address it redirects to`,
+        { status },
+      )
+    }
     let json: unknown
     try {
       json = text === '' ? {} : JSON.parse(text)
     } catch {
       throw new HttpError(
         'BAD_RESPONSE',
-        `askbridge answered ${res.status} with non-JSON: ${text.slice(0, 200)}`,
+        `askbridge answered ${status} with non-JSON: ${text.slice(0, 200)}`,
         {
-          status: res.status,
+          status,
         },
       )
     }
-    if (res.ok) return json as T
+    if (status >= 200 && status < 300) return json as T
     const err = (json as { error?: unknown }).error
     const uq = asUserQuestionError(err)
     if (uq) throw new UserQuestionError(uq.code, uq.message)
     const e = (err ?? {}) as { code?: unknown; message?: unknown }
     throw new HttpError(
-      typeof e.code === 'string' ? e.code : `HTTP_${res.status}`,
-      typeof e.message === 'string' ? e.message : `askbridge answered HTTP ${res.status}`,
-      { status: res.status },
+      typeof e.code === 'string' ? e.code : `HTTP_${status}`,
+      typeof e.message === 'string' ? e.message : `askbridge answered HTTP ${status}`,
+      { status },
     )
   }
 }
