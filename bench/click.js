@@ -471,7 +471,9 @@ timed as the next server's).
 ${table(['server', 'clicks', 'non-200', 'ack p50 ms', 'ack p99 ms', 'max ms', 'p50 / Bolt', 'p99 / Bolt', 'p99 / Bolt, 90% interval', 'loop CPU ms / click'], rows)}
 
 What the agent waits for, in the same rounds: from the clicker sending the click to the bench process
-(the agent) having read the whole answer of its blocking \`POST /v1/ask\`, beside the bare Bolt App's
+(the agent) having read the whole answer of its blocking \`POST /v1/ask\` through askbridge's own
+client (\`BridgeClient\`, which \`askbridge ask\`, the hook and \`askbridge mcp\` use; the durable Bolt
+App's agents read theirs as it does, with undici's \`request\`), beside the bare Bolt App's
 click → its listener starting (Bolt's listener is where an app would start handing the answer on). Both
 are read on the machine's monotonic clock, which the clicker, the agent and the Bolt process share.
 
