@@ -136,6 +136,22 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 // Blocking asks may wait for hours: no header or body timeout, TCP keep-alive on.
 const dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4000 })
 
+/**
+ * Where a redirect points, fit to show in an error: read as a URL (relative to the bridge's), and
+ * left out when it is none or carries credentials (they are never echoed).
+ */
+function shownLocation(header: string | string[] | undefined, base: string): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header
+  if (value === undefined) return undefined
+  let url: URL
+  try {
+    url = new URL(value, base)
+  } catch {
+    return undefined
+  }
+  return url.username === '' && url.password === '' ? url.href.slice(0, 200) : undefined
+}
+
 /** A small client of the askbridge HTTP API, shared by `askbridge ask` and `askbridge mcp`. */
 export class BridgeClient {
   readonly url: string
@@ -239,8 +255,7 @@ export class BridgeClient {
         ...(signal === undefined ? {} : { signal }),
       })
       status = res.statusCode
-      const where = res.headers.location
-      location = Array.isArray(where) ? where[0] : where
+      location = shownLocation(res.headers.location, this.url)
       text = await res.body.text()
     } catch (error) {
       if (signal?.aborted) throw error

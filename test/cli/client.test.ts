@@ -37,7 +37,13 @@ async function serve(
 const QUESTIONS = [{ id: 'go', question: 'Ship it?', options: [{ label: 'Yes' }, { label: 'No' }] }]
 
 test('a blocking ask sends its body and token and returns the JSON answer', async () => {
-  const seen: Array<{ method?: string; url?: string; auth?: string; type?: string; body: string }> = []
+  const seen: Array<{
+    method: string | undefined
+    url: string | undefined
+    auth: string | undefined
+    type: string | undefined
+    body: string
+  }> = []
   const url = await serve((req, res, body) => {
     seen.push({
       method: req.method,
@@ -88,11 +94,13 @@ test('a coded refusal comes back as its UserQuestionError or HttpError, with the
 
 test('a redirect is not followed (a POST would turn into a GET): the error names where it points', async () => {
   const asked: string[] = []
+  let location = 'https://askbridge.example.com/v1/ask'
   const url = await serve((req, res) => {
     asked.push(`${req.method} ${req.url}`)
-    res.writeHead(301, { location: 'https://askbridge.example.com/v1/ask' }).end()
+    res.writeHead(301, { location }).end()
   })
-  const error = await new BridgeClient({ url }).ask({ questions: QUESTIONS }).catch((e: unknown) => e)
+  const client = new BridgeClient({ url })
+  const error = await client.ask({ questions: QUESTIONS }).catch((e: unknown) => e)
   expect(error).toBeInstanceOf(HttpError)
   expect(error).toMatchObject({
     code: 'BAD_RESPONSE',
@@ -100,6 +108,16 @@ test('a redirect is not followed (a POST would turn into a GET): the error names
     message: `askbridge at ${url} answered 301, a redirect to https://askbridge.example.com/v1/ask: set ASKBRIDGE_URL to the address it redirects to`,
   })
   expect(asked).toEqual(['POST /v1/ask'])
+
+  // Where it points is read as a URL: credentials in it, or no URL at all, are not echoed.
+  for (const unshown of ['https://user:hunter2@askbridge.example.com/', 'http://[not a url']) {
+    location = unshown
+    const refused = await client.ask({ questions: QUESTIONS }).catch((e: unknown) => e)
+    expect(refused).toMatchObject({
+      code: 'BAD_RESPONSE',
+      message: `askbridge at ${url} answered 301, a redirect: set ASKBRIDGE_URL to the address it redirects to`,
+    })
+  }
 })
 
 test('an answer that is not JSON is named as such, with its status', async () => {
