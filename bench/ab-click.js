@@ -6,8 +6,9 @@
 // Each variant is a name and the environment its serve gets; AB_CHECKOUT runs another checkout's
 // build (`git worktree add /tmp/before HEAD~1`, link node_modules, `npx tsc -p tsconfig.build.json`
 // there); AB_PROFILE names a directory for the serve's V8 CPU profile (`--cpu-prof`, which NODE_OPTIONS
-// refuses); AB_NODE_ARGS, Node flags for the serve that NODE_OPTIONS refuses (`--min-semi-space-size=8`,
-// `--single-threaded-gc`), space-separated. `npm run bench -- click` (or `npx tsc -p tsconfig.bench.json`) builds dist-bench first.
+// refuses); AB_NODE_ARGS, Node flags for the serve that NODE_OPTIONS refuses
+// (`--min-semi-space-size=8`, `--single-threaded-gc`), space-separated. `npm run bench -- click` (or
+// `npx tsc -p tsconfig.bench.json`) builds dist-bench first.
 // BENCH_CLICKS (default 1000) clicks per server, AB_PER (default 50) per round. Prints one line a server
 // (the ack), then one a build (click → the waiting agent has its answer) beside Bolt's click → its
 // listener runs, which the click section's goal compares it with. AB_STORE=1 adds the Bolt app with a
@@ -75,12 +76,7 @@ try {
   }
   await clicker.clickAll(url('bolt'), templates)
   const turns = store ? storeTurns(servers.store) : undefined
-  if (turns) {
-    const warm = boltClicks(payloads, WARMUP)
-    const answers = await turns.wait(warm)
-    await clicker.clickAll(url('store'), warm.requests)
-    await turns.done(warm, answers)
-  }
+  await turns?.warmUp(clicker, url('store'), payloads, WARMUP)
   await fetch(`${servers.bolt.url}/listened`).then((res) => res.arrayBuffer())
   for (let round = 0; round < ROUNDS; round++) {
     // Every build's cards for the round first (each serve paces its own posts), then the turns.

@@ -226,6 +226,13 @@ export function storeTurns(server) {
       await until(async () => (await state()).updated >= updates, 'the bolt-store cards updated')
       return at
     },
+    /** `n` warm-up clicks on `url` (untimed), each answering a waiting agent as the timed ones do. */
+    async warmUp(clicker, url, payloads, n) {
+      const clicks = boltClicks(payloads, n)
+      const answers = await this.wait(clicks)
+      await clicker.clickAll(url, clicks.requests)
+      await this.done(clicks, answers)
+    },
   }
 }
 
@@ -303,10 +310,7 @@ export default async function click({ dir, log }) {
     for (const name of ['bolt', 'chat']) await clicker.clickAll(urls[name], templates)
     await fetch(`${servers.bolt.url}/listened`).then((res) => res.arrayBuffer())
     const store = storeTurns(servers['bolt-store'])
-    const warm = boltClicks(payloads, WARMUP)
-    const warmAnswers = await store.wait(warm)
-    await clicker.clickAll(urls['bolt-store'], warm.requests)
-    await store.done(warm, warmAnswers)
+    await store.warmUp(clicker, urls['bolt-store'], payloads, WARMUP)
 
     const perRound = Math.ceil(CLICKS / ROUNDS)
     const latencies = Object.fromEntries(names.map((name) => [name, []]))

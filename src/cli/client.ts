@@ -236,7 +236,12 @@ export class BridgeClient {
   }
 
   /** One request; protocol errors come back as UserQuestionError, the rest as HttpError (with the status it got). */
-  async call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  async call<T>(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' }
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`
@@ -248,7 +253,7 @@ export class BridgeClient {
       // for, and fetch reads it through the WHATWG stream machinery, which costs the agent's event
       // loop measurably more CPU per response (docs/benchmarks.md, click).
       const res = await request(`${this.url}${path}`, {
-        method: method as Dispatcher.HttpMethod,
+        method,
         headers,
         dispatcher,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
