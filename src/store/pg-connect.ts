@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto'
 import pg from 'pg'
 import { AskbridgeError } from '../errors.js'
 import { fromPgError } from './pg-errors.js'
 import { MIGRATIONS, type Migration } from './pg-migrations.js'
+import type { Queryable } from './pg-reads.js'
 import { type PostgresTarget, parsePostgresUrl } from './pg-url.js'
 
 /** The database could not be opened at start: the message names ASKBRIDGE_DB and the server's refusal. */
@@ -210,6 +212,14 @@ class Marked {
   get mark(): string {
     return `set_config('${this.#setting}', '${this.#token}', false)`
   }
+  /** The mark's value, for a statement that takes it as a parameter ({@link markFrom}). */
+  get token(): string {
+    return this.#token
+  }
+  /** The expression that sets the mark to the value of `placeholder` (a prepared statement's `$n`). */
+  markFrom(placeholder: string): string {
+    return `set_config('${this.#setting}', ${placeholder}, false)`
+  }
   /** The statement that sends `notes` only if the mark is set. */
   send(notes: readonly Note[]): string {
     const sends = notes.map(
@@ -238,9 +248,22 @@ export class TransactionNotes {
 
   /** The mark for the statement whose write sends `notes`: one such statement per transaction. */
   ifWritten(notes: readonly Note[]): string {
+    return this.#markWrite(notes).mark
+  }
+
+  /**
+   * {@link ifWritten} for a prepared statement, whose text cannot carry the mark's value: the mark
+   * sets the setting to `placeholder`'s value, and `token` is that value.
+   */
+  ifWrittenFrom(notes: readonly Note[], placeholder: string): { mark: string; token: string } {
+    const marked = this.#markWrite(notes)
+    return { mark: marked.markFrom(placeholder), token: marked.token }
+  }
+
+  #markWrite(notes: readonly Note[]): Marked {
     if (this.#written) throw new Error('TransactionNotes: one statement per transaction may mark its write')
     this.#written = { marked: new Marked('askbridge.wrote'), notes }
-    return this.#written.marked.mark
+    return this.#written.marked
   }
 
   /** The COMMIT, with the marks and notes around it. */
@@ -280,7 +303,7 @@ export interface TransactionEnd {
 export async function transaction<T>(
   pool: pg.Pool,
   where: string,
-  fn: (c: pg.PoolClient, opened: pg.QueryResult[], end: TransactionEnd) => Promise<T>,
+  fn: (c: Queryable, opened: pg.QueryResult[], end: TransactionEnd) => Promise<T>,
   opening?: string,
 ): Promise<T> {
   return onClient(pool, where, async (client) => {
@@ -303,7 +326,7 @@ export async function transaction<T>(
     const begun: pg.QueryResult | pg.QueryResult[] = await client.query(
       opening ? `BEGIN; ${opening}` : 'BEGIN',
     )
-    const result = await fn(client, Array.isArray(begun) ? begun.slice(1) : [], end)
+    const result = await fn(preparing(client), Array.isArray(begun) ? begun.slice(1) : [], end)
     if (!committed) await client.query(notes.commit())
     return result
   })
@@ -352,12 +375,82 @@ async function onClient<T>(
 export function transactOnce(
   pool: pg.Pool,
   where: string,
-  statements: ReadonlyArray<{ sql: string; params?: readonly unknown[] }>,
+  statements: ReadonlyArray<OnceStatement>,
   notes = new TransactionNotes(),
 ): Promise<pg.QueryResult[]> {
-  const sql = statements.map((s) => (s.params ? inlineParams(s.sql, s.params) : s.sql)).join('; ')
   return onClient(pool, where, async (client) => {
+    for (const s of statements) if (s.prepared) await prepareOn(client, s.sql)
+    const sql = statements.map(onceText).join('; ')
     const results = (await client.query(`BEGIN; ${sql}; ${notes.commit()}`)) as unknown as pg.QueryResult[]
     return results.slice(1, 1 + statements.length)
   })
+}
+
+/**
+ * A statement of {@link transactOnce}. `prepared`: the connection prepares it once (PREPARE, its
+ * parameter types inferred from the statement) and the transaction runs it by name (EXECUTE, the
+ * parameters written in), so the server neither parses nor plans it again on each call.
+ */
+export interface OnceStatement {
+  sql: string
+  params?: readonly unknown[]
+  prepared?: boolean
+}
+
+function onceText(s: OnceStatement): string {
+  if (!s.params) return s.sql
+  if (!s.prepared) return inlineParams(s.sql, s.params)
+  const args = s.params.map((value, i) => literalOf(value, String(i + 1)))
+  return `EXECUTE ${statementName(s.sql)}(${args.join(', ')})`
+}
+
+/** The statements each connection has prepared with PREPARE. */
+const preparedOn = new WeakMap<pg.ClientBase, Set<string>>()
+
+async function prepareOn(client: pg.PoolClient, sql: string): Promise<void> {
+  const name = statementName(sql)
+  const prepared = preparedOn.get(client) ?? new Set<string>()
+  preparedOn.set(client, prepared)
+  if (prepared.has(name)) return
+  try {
+    await client.query(`PREPARE ${name} AS ${sql}`)
+  } catch (error) {
+    // Already prepared on this session (the same name is the same text): nothing to do.
+    if ((error as { code?: string }).code !== '42P05') throw error
+  }
+  prepared.add(name)
+}
+
+/** Names given, by statement text: a bounded set, as the texts are the store's own. */
+const names = new Map<string, string>()
+/** More texts than the store writes means some carry data: those go unnamed. */
+const MAX_NAMES = 1000
+
+/**
+ * A statement's name on the server, the same on every connection: a digest of its text, so a
+ * name always stands for one text (a new release's text gets a new name).
+ */
+function statementName(sql: string): string {
+  let name = names.get(sql)
+  if (name === undefined) {
+    name = `askbridge_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`
+    if (names.size < MAX_NAMES) names.set(sql, name)
+  }
+  return name
+}
+
+/**
+ * A parameterized query as a named prepared statement: each connection parses and plans it
+ * once (node-postgres prepares a name on first use per connection), not on every call.
+ */
+function named(text: string, values: readonly unknown[]): pg.QueryConfig {
+  return { name: statementName(text), text, values: [...values] }
+}
+
+/** `db` (the pool, or a transaction's connection) whose parameterized queries go {@link named}. */
+export function preparing(db: Queryable): Queryable {
+  return {
+    query: ((text: string, values?: readonly unknown[]) =>
+      values ? db.query(named(text, values)) : db.query(text)) as Queryable['query'],
+  }
 }

@@ -5,6 +5,8 @@ import type { CallKey, PostClaim, PostRecord } from './types.js'
 type Queryable = Pick<pg.PoolClient, 'query'>
 
 const KEY = 'agent_id = $1 AND call_id = $2 AND dest_key = $3'
+/** A copy's columns, named: the statements are prepared, and a column added later must not change their rows. */
+const POST = 'agent_id, call_id, dest_key, platform, ref, created_at'
 
 /**
  * The PostgreSQL store's `askbridge_posts`: one copy per call and destination, and the claim of
@@ -74,7 +76,7 @@ export class PgPosts {
 
   async lapsed(now: number, limit: number): Promise<PostRecord[]> {
     const { rows } = await this.db.query<PostRow>(
-      'SELECT * FROM askbridge_posts WHERE claim_until < $1 ORDER BY claim_until LIMIT $2',
+      `SELECT ${POST} FROM askbridge_posts WHERE claim_until < $1 ORDER BY claim_until LIMIT $2`,
       [now, limit],
     )
     return rows.map(postOf)
@@ -89,7 +91,7 @@ export class PgPosts {
 
   async list(key: CallKey): Promise<PostRecord[]> {
     const { rows } = await this.db.query<PostRow>(
-      'SELECT * FROM askbridge_posts WHERE agent_id = $1 AND call_id = $2 ORDER BY created_at, ord',
+      `SELECT ${POST} FROM askbridge_posts WHERE agent_id = $1 AND call_id = $2 ORDER BY created_at, ord`,
       [key.agentId, key.callId],
     )
     return rows.map(postOf)

@@ -1,6 +1,12 @@
 import type pg from 'pg'
 import { statusOf } from './fold.js'
-import { type Note, type TransactionEnd, TransactionNotes, transactOnce } from './pg-connect.js'
+import {
+  type Note,
+  type OnceStatement,
+  type TransactionEnd,
+  TransactionNotes,
+  transactOnce,
+} from './pg-connect.js'
 import type { Queryable } from './pg-reads.js'
 import type { AuditEntry, CallKey, CallRecord, StoreEvent } from './types.js'
 
@@ -170,8 +176,8 @@ export function guardedCardAndEvent(
   seenRecord: string,
   settledBySeq: boolean,
   notes: TransactionNotes,
-): { sql: string; params: unknown[] } {
-  const mark = notes.ifWritten([card.notify, event.notify])
+): OnceStatement {
+  const { mark, token } = notes.ifWrittenFrom([card.notify, event.notify], '$22')
   const params = [
     ...cardParams(card),
     event.event.type,
@@ -179,6 +185,7 @@ export function guardedCardAndEvent(
     ...callParams(call).slice(2),
     seenRecord,
     settledBySeq,
+    token,
   ]
   const sql = `WITH guard AS (
        SELECT 1 FROM askbridge_calls WHERE agent_id = $1 AND call_id = $2 AND record = $20
@@ -192,13 +199,13 @@ export function guardedCardAndEvent(
      call AS (
        INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, ended_at, record)
        SELECT $1, $2, $12, $13, $14, $15, CASE WHEN $21 THEN s.seq ELSE $16 END, $17, $18,
-         CASE WHEN $21 THEN jsonb_set($19::jsonb, '{settledSeq}', to_jsonb(s.seq))::text ELSE $19 END
+         CASE WHEN $21 THEN jsonb_set($19::text::jsonb, '{settledSeq}', to_jsonb(s.seq))::text ELSE $19 END
        FROM s
        ${CALL_UPSERT}
      ),
      notified AS (SELECT ${mark} FROM card)
      SELECT (SELECT count(*) FROM guard)::int AS guarded, (SELECT count(*) FROM notified)::int AS written`
-  return { sql, params }
+  return { sql, params, prepared: true }
 }
 
 /**

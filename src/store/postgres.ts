@@ -9,6 +9,7 @@ import {
   type Note,
   openPostgres,
   type PostgresPoolOptions,
+  preparing,
   type TransactionEnd,
   TransactionNotes,
   transaction,
@@ -105,9 +106,11 @@ export class PostgresStore implements Store {
     this.instanceId = options.instanceId ?? randomUUID()
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
     const where = target.redacted
+    // A parameterized statement is prepared once per connection (named), not planned per call.
+    const pooled = preparing(pool)
     this.db = {
       query: ((text: string, values?: unknown[]) =>
-        this.pool.query(text, values).catch((error: unknown) => {
+        pooled.query(text, values).catch((error: unknown) => {
           throw fromPgError(error, where)
         })) as Queryable['query'],
     }
@@ -194,7 +197,7 @@ export class PostgresStore implements Store {
   }
 
   /** Run `fn` in one transaction (see `transaction`); what it adds to `notes` is sent once committed. */
-  private tx<T>(fn: (c: pg.PoolClient, notes: TransactionNotes) => Promise<T>): Promise<T> {
+  private tx<T>(fn: (c: Queryable, notes: TransactionNotes) => Promise<T>): Promise<T> {
     this.check()
     return transaction(this.pool, this.target.redacted, (c, _opened, end) => fn(c, end.notes))
   }
@@ -203,7 +206,7 @@ export class PostgresStore implements Store {
   private txOnCall<T>(
     key: CallKey,
     fn: (
-      c: pg.PoolClient,
+      c: Queryable,
       call: CallRecord | undefined,
       seq: number | undefined,
       end: TransactionEnd,

@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { vi } from 'vitest'
-import { PostgresStore } from '../../src/store/postgres.js'
+import { PostgresStore, type PostgresStoreOptions } from '../../src/store/postgres.js'
 import type { CallKey, StoreEvent } from '../../src/store/types.js'
 import { type TestSchema, testSchema } from './pg.js'
 
@@ -9,16 +9,16 @@ import { type TestSchema, testSchema } from './pg.js'
  * them all and drops the schema. `query` runs SQL in the schema, outside any store.
  */
 export function storesOnOneSchema(): {
-  open: () => Promise<PostgresStore>
+  open: (options?: PostgresStoreOptions) => Promise<PostgresStore>
   query: TestSchema['query']
   end: () => Promise<void>
 } {
   let schema: TestSchema | undefined
   const stores: PostgresStore[] = []
   return {
-    async open() {
+    async open(options: PostgresStoreOptions = {}) {
       schema ??= await testSchema()
-      const store = await PostgresStore.open(schema.url, { max: 4 })
+      const store = await PostgresStore.open(schema.url, { max: 4, ...options })
       stores.push(store)
       return store
     },

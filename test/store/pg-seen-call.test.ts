@@ -1,7 +1,9 @@
+import pg from 'pg'
 import { afterEach, expect, it, vi } from 'vitest'
 import type { PostgresStore } from '../../src/store/postgres.js'
 import type { CallKey, CallRecord, CallStep } from '../../src/store/types.js'
 import { askAndAnswer, storesOnOneSchema, watchWire } from '../helpers/pg-store.js'
+import { until } from '../helpers/service.js'
 
 // A completing click decides on the call row read beside its card, and commits in one round trip
 // when that row is unchanged under the call's lock; otherwise it decides again under the lock.
@@ -23,15 +25,16 @@ async function askedWithCard(store: PostgresStore): Promise<void> {
 }
 
 /** The step of a completing click: answer an open call; anything else, no event. */
-function answering(seen: Array<string | undefined>): CallStep {
+function answering(seen: Array<string | undefined>, answer = answered): CallStep {
   return (call: CallRecord | undefined) => {
     seen.push(call?.state)
-    return call?.state === 'open' ? [answered] : []
+    return call?.state === 'open' ? [answer] : []
   }
 }
 
 it('after a read, a completing decision is one round trip, and the call row carries the seq of its event', async () => {
-  const store = await open()
+  // One connection: what it has prepared, it keeps.
+  const store = await open({ max: 1 })
   await askedWithCard(store)
   const [card] = await store.findCards(key.callId)
   expect(card?.version).toBe(1)
@@ -41,8 +44,12 @@ it('after a read, a completing decision is one round trip, and the call row carr
   expect(await store.casCard(key, 1, { n: 1 }, audit, answering(seen))).toBe(2)
   vi.restoreAllMocks()
   expect(seen).toEqual(['open'])
-  expect(sent).toHaveLength(1)
-  expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(.*; COMMIT; SELECT pg_notify\(.*\)/s)
+  // The connection prepares the decision's statement once; the transaction runs it by name.
+  expect(sent).toHaveLength(2)
+  expect(sent[0]).toMatch(/^PREPARE (askbridge_[0-9a-f]{24}) AS WITH guard AS/)
+  const name = /^PREPARE (\S+)/.exec(sent[0] ?? '')?.[1]
+  expect(sent[1]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(.*; EXECUTE (\S+)\(.*; COMMIT; SELECT pg_notify\(.*\)/s)
+  expect(sent[1]).toContain(`EXECUTE ${name}(`)
 
   const event = (await store.events({ callId: key.callId })).find((e) => e.type === 'answered')
   const call = await store.getCall(key)
@@ -57,6 +64,17 @@ it('after a read, a completing decision is one round trip, and the call row carr
   await store.append({ ...asked, callId: 'call-2' })
   const later = (await store.events({ callId: 'call-2' }))[0]
   expect(later?.seq).toBeGreaterThan(event?.seq ?? Number.POSITIVE_INFINITY)
+
+  // The next decision on that connection is one round trip: prepared once, run by name.
+  const second = { ...key, callId: 'call-2' }
+  expect(await store.casCard(second, 0, { n: 0 })).toBe(1)
+  await store.findCards(second.callId)
+  const again = watchWire()
+  expect(await store.casCard(second, 1, { n: 1 }, [], answering([], askAndAnswer(second).answered))).toBe(2)
+  vi.restoreAllMocks()
+  expect(again).toHaveLength(1)
+  expect(again[0]).toContain(`EXECUTE ${name}(`)
+  expect((await store.getCall(second))?.state).toBe('settled')
 })
 
 it('when the call changed after the read, the decision is taken again on the row as it is under the lock', async () => {
@@ -100,4 +118,58 @@ it('a refusal decided on the row as read is decided again under the lock', async
   expect(await store.casCard(key, 1, { n: 1 }, [], refuseOnce)).toBe(2)
   expect(calls).toBe(2)
   expect((await store.getCall(key))?.state).toBe('settled')
+})
+
+it('a connection lost after it prepared the decision: its replacement prepares it again, and the decision commits', async () => {
+  const app = `askbridge-prepared-${process.pid}-${Date.now()}`
+  const store = await open({ max: 1, applicationName: app })
+  await askedWithCard(store)
+  await store.findCards(key.callId)
+  expect(await store.casCard(key, 1, { n: 1 }, [], answering([]))).toBe(2)
+  // The server ends the pool's connection (not the listening one): the pool drops it.
+  await stores.query(
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND query NOT LIKE 'LISTEN%'",
+    [app],
+  )
+  const second = { ...key, callId: 'call-2' }
+  await until(
+    () => store.append({ ...asked, callId: second.callId }).then(() => true, () => false),
+    'a new connection',
+  )
+  expect(await store.casCard(second, 0, { n: 0 })).toBe(1)
+  await store.findCards(second.callId)
+  const sent = watchWire()
+  expect(await store.casCard(second, 1, { n: 1 }, [], answering([], askAndAnswer(second).answered))).toBe(2)
+  vi.restoreAllMocks()
+  expect(sent[0]).toMatch(/^PREPARE askbridge_[0-9a-f]{24} AS /)
+  expect(sent[1]).toMatch(/EXECUTE askbridge_[0-9a-f]{24}\(/)
+  expect((await store.getCall(second))?.state).toBe('settled')
+})
+
+it("the store's parameterized reads go as named statements, and a column added to a table later leaves them working", async () => {
+  const store = await open({ max: 1 })
+  await askedWithCard(store)
+  await store.addPost({ ...key, destKey: 'slack:C1', platform: 'slack', ref: { ts: '1' }, createdAt: 5 })
+  const names: Array<string | undefined> = []
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown
+  vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    const config = args[0]
+    if (typeof config === 'object' && config !== null) names.push((config as { name?: string }).name)
+    return query.apply(this, args) as never
+  } as never)
+  expect((await store.getCard(key))?.version).toBe(1)
+  expect(await store.listPosts(key)).toHaveLength(1)
+  expect((await store.getCard(key))?.version).toBe(1)
+  vi.restoreAllMocks()
+  expect(names).toHaveLength(3)
+  expect(names[0]).toMatch(/^askbridge_[0-9a-f]{24}$/)
+  expect(names[2]).toBe(names[0])
+  expect(names[1]).not.toBe(names[0])
+  // A later release adds a column (another replica migrates): the prepared reads name their columns.
+  await stores.query('ALTER TABLE askbridge_posts ADD COLUMN later TEXT')
+  await stores.query('ALTER TABLE askbridge_cards ADD COLUMN later TEXT')
+  expect(await store.listPosts(key)).toEqual([
+    { ...key, destKey: 'slack:C1', platform: 'slack', ref: { ts: '1' }, createdAt: 5 },
+  ])
+  expect((await store.getCard(key))?.state).toEqual({ n: 0 })
 })
