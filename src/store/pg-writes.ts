@@ -103,14 +103,15 @@ export async function writeCard(c: Queryable, card: CardWrite, notes: Transactio
  */
 export async function writeCardOnce(pool: pg.Pool, where: string, card: CardWrite): Promise<boolean> {
   const notes = new TransactionNotes()
-  const mark = notes.ifWritten([card.notify])
+  const { mark, token } = notes.ifWrittenFrom([card.notify], '$10')
   const [result] = await transactOnce(
     pool,
     where,
     [
       {
         sql: `WITH ${cardAndAudit(card.expectedVersion)} SELECT ${mark} FROM card`,
-        params: cardParams(card),
+        params: [...cardParams(card), token],
+        prepared: true,
       },
     ],
     notes,
