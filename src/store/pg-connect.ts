@@ -3,8 +3,10 @@ import pg from 'pg'
 import { AskbridgeError } from '../errors.js'
 import { fromPgError } from './pg-errors.js'
 import { MIGRATIONS, type Migration } from './pg-migrations.js'
-import type { Queryable } from './pg-reads.js'
 import { type PostgresTarget, parsePostgresUrl } from './pg-url.js'
+
+/** What a read or a write needs of the pool or of one connection. */
+export type Queryable = Pick<pg.PoolClient, 'query'>
 
 /** The database could not be opened at start: the message names ASKBRIDGE_DB and the server's refusal. */
 export class StoreOpenError extends AskbridgeError {
@@ -399,9 +401,10 @@ export interface OnceStatement {
 
 function onceText(s: OnceStatement): string {
   if (!s.params) return s.sql
-  if (!s.prepared) return inlineParams(s.sql, s.params)
+  const name = s.prepared ? statementName(s.sql) : undefined
+  if (name === undefined) return inlineParams(s.sql, s.params)
   const args = s.params.map((value, i) => literalOf(value, String(i + 1)))
-  return `EXECUTE ${statementName(s.sql)}(${args.join(', ')})`
+  return `EXECUTE ${name}(${args.join(', ')})`
 }
 
 /** The statements each connection has prepared with PREPARE. */
@@ -409,6 +412,7 @@ const preparedOn = new WeakMap<pg.ClientBase, Set<string>>()
 
 async function prepareOn(client: pg.PoolClient, sql: string): Promise<void> {
   const name = statementName(sql)
+  if (name === undefined) return
   const prepared = preparedOn.get(client) ?? new Set<string>()
   preparedOn.set(client, prepared)
   if (prepared.has(name)) return
@@ -423,19 +427,22 @@ async function prepareOn(client: pg.PoolClient, sql: string): Promise<void> {
 
 /** Names given, by statement text: a bounded set, as the texts are the store's own. */
 const names = new Map<string, string>()
-/** More texts than the store writes means some carry data: those go unnamed. */
+/**
+ * More texts than the store writes would mean some carry data: each would stay prepared on every
+ * connection, so past this many new texts go unnamed.
+ */
 const MAX_NAMES = 1000
 
 /**
  * A statement's name on the server, the same on every connection: a digest of its text, so a
- * name always stands for one text (a new release's text gets a new name).
+ * name always stands for one text (a new release's text gets a new name). Undefined once
+ * {@link MAX_NAMES} texts are named and this one is new.
  */
-function statementName(sql: string): string {
-  let name = names.get(sql)
-  if (name === undefined) {
-    name = `askbridge_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`
-    if (names.size < MAX_NAMES) names.set(sql, name)
-  }
+function statementName(sql: string): string | undefined {
+  const known = names.get(sql)
+  if (known !== undefined || names.size >= MAX_NAMES) return known
+  const name = `askbridge_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`
+  names.set(sql, name)
   return name
 }
 
@@ -444,7 +451,8 @@ function statementName(sql: string): string {
  * once (node-postgres prepares a name on first use per connection), not on every call.
  */
 function named(text: string, values: readonly unknown[]): pg.QueryConfig {
-  return { name: statementName(text), text, values: [...values] }
+  const name = statementName(text)
+  return { ...(name === undefined ? {} : { name }), text, values: [...values] }
 }
 
 /** `db` (the pool, or a transaction's connection) whose parameterized queries go {@link named}. */

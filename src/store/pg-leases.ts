@@ -1,6 +1,6 @@
 /** Timed waits across PostgreSQL replicas: the per-call advisory lock, lease renewal, and finding lapsed deadlines to take over. */
 import pg from 'pg'
-import type { Queryable } from './pg-reads.js'
+import type { Queryable } from './pg-connect.js'
 import type { CallKey, CallRecord } from './types.js'
 
 /**

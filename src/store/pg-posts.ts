@@ -1,8 +1,6 @@
-import type pg from 'pg'
+import type { Queryable } from './pg-connect.js'
 import { type PostRow, postOf } from './rows.js'
 import type { CallKey, PostClaim, PostRecord } from './types.js'
-
-type Queryable = Pick<pg.PoolClient, 'query'>
 
 const KEY = 'agent_id = $1 AND call_id = $2 AND dest_key = $3'
 /** A copy's columns, named: the statements are prepared, and a column added later must not change their rows. */

@@ -1,6 +1,6 @@
-import type pg from 'pg'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { pageOf } from './fold.js'
+import type { Queryable } from './pg-connect.js'
 import { type CardRow, cardsOf, listedCardsOf } from './rows.js'
 import type {
   AuditEntry,
@@ -19,8 +19,6 @@ import type {
  * The PostgreSQL store's reads: each one statement (one snapshot) through an index. The store
  * (postgres.ts) passes the pool, or a transaction's connection.
  */
-
-export type Queryable = Pick<pg.PoolClient, 'query'>
 
 const records = (rows: Array<{ record: string }>) => rows.map((r) => JSON.parse(r.record) as CallRecord)
 

@@ -1,4 +1,4 @@
-import type { Queryable } from './pg-reads.js'
+import type { Queryable } from './pg-connect.js'
 
 /*
  * Retention on PostgreSQL: one batch per transaction (the store's `tx`), found through

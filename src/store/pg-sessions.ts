@@ -1,4 +1,4 @@
-import type { Queryable } from './pg-reads.js'
+import type { Queryable } from './pg-connect.js'
 import type { SessionRecord } from './types.js'
 
 /**

@@ -3,11 +3,11 @@ import { statusOf } from './fold.js'
 import {
   type Note,
   type OnceStatement,
+  type Queryable,
   type TransactionEnd,
   TransactionNotes,
   transactOnce,
 } from './pg-connect.js'
-import type { Queryable } from './pg-reads.js'
 import type { AuditEntry, CallKey, CallRecord, StoreEvent } from './types.js'
 
 /*

@@ -10,6 +10,7 @@ import {
   openPostgres,
   type PostgresPoolOptions,
   preparing,
+  type Queryable,
   type TransactionEnd,
   TransactionNotes,
   transaction,
@@ -30,7 +31,7 @@ import {
 import { noteOf, PgListener, type StoreChangeListener } from './pg-notify.js'
 import { PgPosts } from './pg-posts.js'
 import * as reads from './pg-reads.js'
-import { type Queryable, readCall } from './pg-reads.js'
+import { readCall } from './pg-reads.js'
 import * as retention from './pg-retention.js'
 import { PgSessions } from './pg-sessions.js'
 import type { PostgresTarget } from './pg-url.js'

@@ -6,6 +6,7 @@ import {
   inlineParams,
   migrate,
   openPostgres,
+  preparing,
   StoreOpenError,
   transaction,
 } from '../../src/store/pg-connect.js'
@@ -246,5 +247,31 @@ describe('a transaction that ends with its last statement', () => {
     } finally {
       await watched.end()
     }
+  })
+})
+
+describe('named statements', () => {
+  it('names a parameterized text by its digest, the same each time; past a thousand texts, new ones go unnamed', async () => {
+    const sent: Array<string | pg.QueryConfig> = []
+    const db = preparing({
+      query: (async (config: string | pg.QueryConfig) => {
+        sent.push(config)
+        return { rows: [] }
+      }) as never,
+    })
+    await db.query('SELECT $1::int AS n', [1])
+    await db.query('SELECT $1::int AS n', [2])
+    await db.query('SELECT 1')
+    const [first, second, bare] = sent as [pg.QueryConfig, pg.QueryConfig, string]
+    expect(first.name).toMatch(/^askbridge_[0-9a-f]{24}$/)
+    expect(second).toEqual({ name: first.name, text: 'SELECT $1::int AS n', values: [2] })
+    expect(bare).toBe('SELECT 1')
+    // Texts that carry data would each stay prepared on every connection: the names run out.
+    for (let i = 0; i < 1000; i++) await db.query(`SELECT $1::int + ${i}`, [i])
+    const last = sent.at(-1) as pg.QueryConfig
+    expect(last.name).toBeUndefined()
+    expect(last.values).toEqual([999])
+    await db.query('SELECT $1::int AS n', [3])
+    expect((sent.at(-1) as pg.QueryConfig).name).toBe(first.name)
   })
 })

@@ -48,7 +48,9 @@ it('after a read, a completing decision is one round trip, and the call row carr
   expect(sent).toHaveLength(2)
   expect(sent[0]).toMatch(/^PREPARE (askbridge_[0-9a-f]{24}) AS WITH guard AS/)
   const name = /^PREPARE (\S+)/.exec(sent[0] ?? '')?.[1]
-  expect(sent[1]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(.*; EXECUTE (\S+)\(.*; COMMIT; SELECT pg_notify\(.*\)/s)
+  expect(sent[1]).toMatch(
+    /^BEGIN; SELECT pg_advisory_xact_lock\(.*; EXECUTE (\S+)\(.*; COMMIT; SELECT pg_notify\(.*\)/s,
+  )
   expect(sent[1]).toContain(`EXECUTE ${name}(`)
 
   const event = (await store.events({ callId: key.callId })).find((e) => e.type === 'answered')
@@ -133,7 +135,11 @@ it('a connection lost after it prepared the decision: its replacement prepares i
   )
   const second = { ...key, callId: 'call-2' }
   await until(
-    () => store.append({ ...asked, callId: second.callId }).then(() => true, () => false),
+    () =>
+      store.append({ ...asked, callId: second.callId }).then(
+        () => true,
+        () => false,
+      ),
     'a new connection',
   )
   expect(await store.casCard(second, 0, { n: 0 })).toBe(1)
