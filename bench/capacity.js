@@ -6,11 +6,21 @@
 // The agent asks over `POST /v1/ask` (blocking) and a person answers in the web inbox (the only
 // destination), CONCURRENCY cycles at a time.
 
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createConnection, createServer } from 'node:net'
 import { join } from 'node:path'
 import pg from 'pg'
-import { cpuMs, fmt, loopCpuMs, pool, sleep, startServe, table } from './lib.js'
+import {
+  cpuMs,
+  fmt,
+  loopCpuMs,
+  pgServerCpuByPid,
+  pgServerCpuSince,
+  pool,
+  sleep,
+  startServe,
+  table,
+} from './lib.js'
 import { pgSchema } from './replicas.js'
 
 const CYCLES = Number(process.env.BENCH_CAPACITY_CYCLES ?? 1000)
@@ -113,34 +123,6 @@ async function cycle(url, cookie, callId) {
     throw new Error(`ask ${callId}: ${JSON.stringify(answer)}`)
 }
 
-/**
- * CPU time (ms) of every PostgreSQL server process on this machine, by pid (/proc/PID/stat; the
- * server's own processes, its WAL writer and checkpointer and a backend per connection). Nothing
- * else uses the local server during this section.
- */
-function serverCpuByPid() {
-  const byPid = new Map()
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      if (!stat.includes(' (postgres) ')) continue
-      const fields = stat.split(') ')[1].split(' ')
-      byPid.set(entry, (Number(fields[11]) + Number(fields[12])) * 10)
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return byPid
-}
-
-/** The server's CPU ms from `before` to now: a process started since counts from zero. */
-function serverCpuSince(before) {
-  let ms = 0
-  for (const [pid, now] of serverCpuByPid()) ms += now - (before.get(pid) ?? 0)
-  return ms
-}
-
 async function measure({ name, db, prefix, counts, schema }) {
   const server = await startServe({ ASKBRIDGE_DB: db })
   try {
@@ -153,7 +135,7 @@ async function measure({ name, db, prefix, counts, schema }) {
     )
     await sleep(500)
     early = 0
-    const server0 = schema ? serverCpuByPid() : undefined
+    const server0 = schema ? pgServerCpuByPid() : undefined
     const before = {
       cpu: cpuMs(server.pid),
       loop: loopCpuMs(server.pid),
@@ -168,7 +150,7 @@ async function measure({ name, db, prefix, counts, schema }) {
     )
     // Let the last commits, checkpoints and statistics land.
     await sleep(1500)
-    const serverCpu = server0 ? serverCpuSince(server0) : undefined
+    const serverCpu = server0 ? pgServerCpuSince(server0) : undefined
     const after = {
       cpu: cpuMs(server.pid),
       loop: loopCpuMs(server.pid),

@@ -19,6 +19,8 @@ import {
   monotonicMs,
   ownCpuMs,
   percentile,
+  pgServerCpuByPid,
+  pgServerCpuSince,
   startChild,
   startServe,
   summarize,
@@ -326,6 +328,8 @@ export default async function click({ dir, log }) {
     const processCpu = Object.fromEntries(names.map((name) => [name, 0]))
     const agentCpu = Object.fromEntries(names.map((name) => [name, 0]))
     const clickerCpu = Object.fromEntries(names.map((name) => [name, 0]))
+    // The PostgreSQL server's processes (the PostgreSQL bridge's backends, its WAL writer).
+    const pgCpu = Object.fromEntries(names.map((name) => [name, 0]))
     const wall = Object.fromEntries(names.map((name) => [name, 0]))
     let answered = 0
     let wrong = 0
@@ -351,7 +355,12 @@ export default async function click({ dir, log }) {
               : Array.from({ length: perRound }, (_, i) => templates[i % templates.length])
         const storeAnswers = name === 'bolt-store' ? await store.wait(storeClicks) : undefined
         const cpuBefore = loopCpuMs(servers[name].pid)
-        const before = { process: cpuMs(servers[name].pid), agent: ownCpuMs(), clicker: cpuMs(clicker.pid) }
+        const before = {
+          process: cpuMs(servers[name].pid),
+          agent: ownCpuMs(),
+          clicker: cpuMs(clicker.pid),
+          pg: pgServerCpuByPid(),
+        }
         const startedAt = monotonicMs()
         const result = await clicker.clickAll(urls[name], requests)
         wall[name] += monotonicMs() - startedAt
@@ -359,6 +368,7 @@ export default async function click({ dir, log }) {
         processCpu[name] += cpuMs(servers[name].pid) - before.process
         agentCpu[name] += ownCpuMs() - before.agent
         clickerCpu[name] += cpuMs(clicker.pid) - before.clicker
+        pgCpu[name] += pgServerCpuSince(before.pg)
         latencies[name].push(...result.latencies)
         thisRound[name] = result.latencies
         failed[name] += result.failed
@@ -438,13 +448,14 @@ export default async function click({ dir, log }) {
     ])
     const perClick = (ms, name) => fmt(ms[name] / stats[name].n)
     const cpuRows = names.map((name) => {
-      const total = processCpu[name] + agentCpu[name] + clickerCpu[name]
+      const total = processCpu[name] + agentCpu[name] + clickerCpu[name] + pgCpu[name]
       return [
         label[name],
         perClick(cpu, name),
         perClick(processCpu, name),
         perClick(agentCpu, name),
         perClick(clickerCpu, name),
+        perClick(pgCpu, name),
         fmt(total / stats[name].n),
         (total / wall[name]).toFixed(2),
       ]
@@ -500,13 +511,15 @@ What shares this machine's two cores during each server's turns, in CPU ms per c
 and the clicker's from /proc/PID/stat, in steps of 10 ms summed over all the rounds; this process's
 from \`process.cpuUsage()\`): the server's main
 thread and all its threads (its writer, V8's helpers), this process (the agents waiting and the fake
-Slack) and the clicker; "cores busy" is their sum over the turns' time. With ${CONCURRENCY} clicks in flight
+Slack), the clicker, and the local PostgreSQL server (every process of it, from /proc/PID/stat: the
+PostgreSQL bridge's backends, the WAL writer; what it does in the other servers' turns is the
+bridge's work left from its own, and close to nothing); "cores busy" is their sum over the turns' time. With ${CONCURRENCY} clicks in flight
 and the next sent as each ack comes back, the cores are busy most of each turn (the turns' ends, with
 fewer clicks left in flight, count too), so a click mostly waits for the other clicks' work, in the
 server and beside it: the more CPU a server needs per click, the longer each of its clicks waits, and
 the latencies above follow the total.
 
-${table(['server', 'main thread', 'all its threads', 'this process (agents, fake Slack)', 'clicker', 'total', 'cores busy'], cpuRows)}
+${table(['server', 'main thread', 'all its threads', 'this process (agents, fake Slack)', 'clicker', 'PostgreSQL server', 'total', 'cores busy'], cpuRows)}
 
 askbridge asks answered by these clicks: ${answered} with the clicked option, ${wrong} otherwise.`
     return {

@@ -1,7 +1,7 @@
 // Shared measuring tools for the bench sections (see run.js for how a section plugs in).
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { cpus } from 'node:os'
 import { resolve } from 'node:path'
@@ -165,9 +165,40 @@ export function loopCpuMs(pid) {
   return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
 }
 
+/**
+ * CPU time (ms) of every PostgreSQL server process on this machine, by pid (/proc/PID/stat; the
+ * server's own processes, its WAL writer and checkpointer and a backend per connection). Nothing
+ * else should use the local server meanwhile.
+ */
+export function pgServerCpuByPid() {
+  const byPid = new Map()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (stat.includes(' (postgres) ')) byPid.set(entry, statCpuMs(stat))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return byPid
+}
+
+/** The server's CPU ms from `before` to now: a process started since counts from zero. */
+export function pgServerCpuSince(before) {
+  let ms = 0
+  for (const [pid, now] of pgServerCpuByPid()) ms += now - (before.get(pid) ?? 0)
+  return ms
+}
+
 /** CPU time (ms) a process has used, from /proc/<pid>/stat (utime + stime, 100 ticks/s). */
 export function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return statCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+}
+
+/** utime + stime of a /proc/<pid>/stat line, in ms. */
+function statCpuMs(stat) {
+  const fields = stat.split(') ')[1].split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
