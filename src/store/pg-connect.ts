@@ -401,7 +401,7 @@ export interface OnceStatement {
 
 function onceText(s: OnceStatement): string {
   if (!s.params) return s.sql
-  const name = s.prepared ? statementName(s.sql) : undefined
+  const name = s.prepared ? statementName(s.sql, SQL_PREPARED) : undefined
   if (name === undefined) return inlineParams(s.sql, s.params)
   const args = s.params.map((value, i) => literalOf(value, String(i + 1)))
   return `EXECUTE ${name}(${args.join(', ')})`
@@ -411,7 +411,7 @@ function onceText(s: OnceStatement): string {
 const preparedOn = new WeakMap<pg.ClientBase, Set<string>>()
 
 async function prepareOn(client: pg.PoolClient, sql: string): Promise<void> {
-  const name = statementName(sql)
+  const name = statementName(sql, SQL_PREPARED)
   if (name === undefined) return
   const prepared = preparedOn.get(client) ?? new Set<string>()
   preparedOn.set(client, prepared)
@@ -419,14 +419,20 @@ async function prepareOn(client: pg.PoolClient, sql: string): Promise<void> {
   try {
     await client.query(`PREPARE ${name} AS ${sql}`)
   } catch (error) {
-    // Already prepared on this session (the same name is the same text): nothing to do.
+    // Already prepared on this session (its name is its text's): nothing to do.
     if ((error as { code?: string }).code !== '42P05') throw error
   }
   prepared.add(name)
 }
 
-/** Names given, by statement text: a bounded set, as the texts are the store's own. */
-const names = new Map<string, string>()
+/** Digests of the statement texts named so far: a bounded set, as the texts are the store's own. */
+const digests = new Map<string, string>()
+/**
+ * The prefixes of the two kinds of name, which share one namespace in a session: node-postgres's
+ * (the extended protocol's Parse) and PREPARE's. Apart, neither can take a name the other holds.
+ */
+const PROTOCOL_PREPARED = 'askbridge_'
+const SQL_PREPARED = 'askbridge_x_'
 /**
  * More texts than the store writes would mean some carry data: each would stay prepared on every
  * connection, so past this many new texts go unnamed.
@@ -438,12 +444,14 @@ const MAX_NAMES = 1000
  * name always stands for one text (a new release's text gets a new name). Undefined once
  * {@link MAX_NAMES} texts are named and this one is new.
  */
-function statementName(sql: string): string | undefined {
-  const known = names.get(sql)
-  if (known !== undefined || names.size >= MAX_NAMES) return known
-  const name = `askbridge_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`
-  names.set(sql, name)
-  return name
+function statementName(sql: string, prefix: string): string | undefined {
+  let digest = digests.get(sql)
+  if (digest === undefined) {
+    if (digests.size >= MAX_NAMES) return undefined
+    digest = createHash('sha256').update(sql).digest('hex').slice(0, 24)
+    digests.set(sql, digest)
+  }
+  return `${prefix}${digest}`
 }
 
 /**
@@ -451,7 +459,7 @@ function statementName(sql: string): string | undefined {
  * once (node-postgres prepares a name on first use per connection), not on every call.
  */
 function named(text: string, values: readonly unknown[]): pg.QueryConfig {
-  const name = statementName(text)
+  const name = statementName(text, PROTOCOL_PREPARED)
   return { ...(name === undefined ? {} : { name }), text, values: [...values] }
 }
 

@@ -9,6 +9,7 @@ import {
   preparing,
   StoreOpenError,
   transaction,
+  transactOnce,
 } from '../../src/store/pg-connect.js'
 import { MIGRATIONS } from '../../src/store/pg-migrations.js'
 import { parsePostgresUrl } from '../../src/store/pg-url.js'
@@ -273,5 +274,20 @@ describe('named statements', () => {
     expect(last.values).toEqual([999])
     await db.query('SELECT $1::int AS n', [3])
     expect((sent.at(-1) as pg.QueryConfig).name).toBe(first.name)
+  })
+
+  it('one text prepared by PREPARE and by the driver on the same connection: the two names do not clash', async () => {
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 })
+    try {
+      const sql = 'SELECT $1::int + 40 AS n'
+      const [once] = await transactOnce(pool, 'test', [{ sql, params: [1], prepared: true }])
+      expect(once?.rows).toEqual([{ n: 41 }])
+      const byDriver = await preparing(pool).query<{ n: number }>(sql, [2])
+      expect(byDriver.rows).toEqual([{ n: 42 }])
+      const [again] = await transactOnce(pool, 'test', [{ sql, params: [3], prepared: true }])
+      expect(again?.rows).toEqual([{ n: 43 }])
+    } finally {
+      await pool.end()
+    }
   })
 })

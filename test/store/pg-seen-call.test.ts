@@ -46,7 +46,7 @@ it('after a read, a completing decision is one round trip, and the call row carr
   expect(seen).toEqual(['open'])
   // The connection prepares the decision's statement once; the transaction runs it by name.
   expect(sent).toHaveLength(2)
-  expect(sent[0]).toMatch(/^PREPARE (askbridge_[0-9a-f]{24}) AS WITH guard AS/)
+  expect(sent[0]).toMatch(/^PREPARE (askbridge_x_[0-9a-f]{24}) AS WITH guard AS/)
   const name = /^PREPARE (\S+)/.exec(sent[0] ?? '')?.[1]
   expect(sent[1]).toMatch(
     /^BEGIN; SELECT pg_advisory_xact_lock\(.*; EXECUTE (\S+)\(.*; COMMIT; SELECT pg_notify\(.*\)/s,
@@ -147,8 +147,8 @@ it('a connection lost after it prepared the decision: its replacement prepares i
   const sent = watchWire()
   expect(await store.casCard(second, 1, { n: 1 }, [], answering([], askAndAnswer(second).answered))).toBe(2)
   vi.restoreAllMocks()
-  expect(sent[0]).toMatch(/^PREPARE askbridge_[0-9a-f]{24} AS /)
-  expect(sent[1]).toMatch(/EXECUTE askbridge_[0-9a-f]{24}\(/)
+  expect(sent[0]).toMatch(/^PREPARE askbridge_x_[0-9a-f]{24} AS /)
+  expect(sent[1]).toMatch(/EXECUTE askbridge_x_[0-9a-f]{24}\(/)
   expect((await store.getCall(second))?.state).toBe('settled')
 })
 
