@@ -13,7 +13,10 @@
 // (the ack), then one a build (click → the waiting agent has its answer) beside Bolt's click → its
 // listener runs, which the click section's goal compares it with. AB_STORE=1 adds the Bolt app with a
 // durable store (bench/click-peer.js bolt-store), whose agent's wait is timed like askbridge's.
-import { mkdtempSync, rmSync } from 'node:fs'
+// A build on PostgreSQL (ASKBRIDGE_DB=postgres://…?schema=…, a schema of its own, made fresh for
+// each run) gets one more line: the local PostgreSQL server's CPU during its turns, per click, by
+// process (its backends, the WAL writer, …).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
@@ -27,7 +30,7 @@ import {
   startPeer,
   storeTurns,
 } from './click.js'
-import { fmt, loopCpuMs, percentile, summarize, until } from './lib.js'
+import { fmt, loopCpuMs, percentile, pgServerCpuByPid, summarize, until } from './lib.js'
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1000)
 const PER = Number(process.env.AB_PER ?? 50)
@@ -63,6 +66,8 @@ try {
   const url = (name) => `${servers[name].url}/slack/events`
   const latencies = Object.fromEntries(names.map((name) => [name, []]))
   const cpu = Object.fromEntries(names.map((name) => [name, 0]))
+  // The PostgreSQL server's CPU during each server's turns, by what its processes do.
+  const pgCpu = Object.fromEntries(names.map((name) => [name, new Map()]))
   // Click → the waiting agent has read its answer (each build's blocking `POST /v1/ask`).
   const toAnswer = Object.fromEntries(names.map((name) => [name, []]))
   let templates
@@ -96,8 +101,16 @@ try {
       const requests = cards[name]?.requests ?? (name === 'store' ? storeClicks : bolt).requests
       const storeAnswers = name === 'store' ? await turns.wait(storeClicks) : undefined
       const before = loopCpuMs(servers[name].pid)
+      const pgBefore = pgServerCpuByPid()
       const result = await clicker.clickAll(url(name), requests)
       cpu[name] += loopCpuMs(servers[name].pid) - before
+      for (const [pid, ms] of pgServerCpuByPid()) {
+        const spent = ms - (pgBefore.get(pid) ?? 0)
+        if (spent > 0) {
+          const role = pgRole(pid)
+          pgCpu[name].set(role, (pgCpu[name].get(role) ?? 0) + spent)
+        }
+      }
       latencies[name].push(...result.latencies)
       if (result.failed) console.error(`${name}: ${result.failed} clicks failed`)
       if (cards[name]) {
@@ -142,9 +155,28 @@ try {
         `p99/Bolt's listener ${(s.p99 / listener.p99).toFixed(2)}`,
     )
   }
+  for (const name of names) {
+    const total = [...pgCpu[name].values()].reduce((a, b) => a + b, 0)
+    if (total === 0) continue
+    const roles = [...pgCpu[name]].sort((a, b) => b[1] - a[1])
+    console.log(
+      `${name.padEnd(8)} PostgreSQL server CPU ms/click ${fmt(total / latencies[name].length)}: ` +
+        roles.map(([role, ms]) => `${role} ${fmt(ms / latencies[name].length)}`).join(', '),
+    )
+  }
 } finally {
   clicker.stop()
   for (const server of Object.values(servers)) await server.stop()
   await fake.close()
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+}
+
+/** What a PostgreSQL process does, from its title: a backend's client address and port are dropped. */
+function pgRole(pid) {
+  try {
+    const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
+    return title.replace(/^postgres: (\d+\/main: )?/, '').replace(/ \d+\.\d+\.\d+\.\d+\(\d+\).*$/, ' backend')
+  } catch {
+    return 'gone'
+  }
 }
