@@ -115,10 +115,14 @@ export async function callOfRef(store: Store, ref: CardRef): Promise<CallKey | u
   return card ? callKeyOf(card) : undefined
 }
 
-/** The card a component names (see {@link callOfRef}), as stored now. */
+/**
+ * The card a component names (see {@link callOfRef}): as this process last wrote it, when the store
+ * still remembers that (a decision on it is checked by its compare-and-set), or as stored now.
+ */
 export async function cardOfRef(
   store: Store,
   ref: CardRef,
 ): Promise<(VersionedCard<CardState> & CallKey) | undefined> {
-  return (await store.findCards<CardState>(ref.callId)).find((c) => refMatches(ref, c))
+  const written = store.writtenCards<CardState>(ref.callId).find((c) => refMatches(ref, c))
+  return written ?? (await store.findCards<CardState>(ref.callId)).find((c) => refMatches(ref, c))
 }

@@ -32,14 +32,16 @@ export async function writeEvent(
   return Number(rows[0]?.seq)
 }
 
-/** Write a call's folded row. */
-export async function writeCall(c: Queryable, call: CallRecord): Promise<void> {
+/** Write a call's folded row; returns its record as written. */
+export async function writeCall(c: Queryable, call: CallRecord): Promise<string> {
+  const params = callParams(call)
   await c.query(
     `INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, ended_at, record)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      ${CALL_UPSERT}`,
-    callParams(call),
+    params,
   )
+  return params[9] as string
 }
 
 const CALL_UPSERT = `ON CONFLICT (agent_id, call_id) DO UPDATE SET state = excluded.state, timed = excluded.timed,
@@ -75,6 +77,8 @@ export interface CardWrite {
   key: CallKey
   expectedVersion: number
   state: unknown
+  /** `state` as JSON, as it is written. */
+  stateText: string
   at: number
   /** Written only when the card is. */
   audit: AuditEntry[]
@@ -230,12 +234,12 @@ function cardAndAudit(expectedVersion: number, guard?: string): string {
 }
 
 /** $1–$9 of {@link cardAndAudit}. */
-function cardParams({ key, expectedVersion, state, at, audit }: CardWrite): unknown[] {
+function cardParams({ key, expectedVersion, state, stateText, at, audit }: CardWrite): unknown[] {
   return [
     key.agentId,
     key.callId,
     statusOf(state),
-    JSON.stringify(state),
+    stateText,
     at,
     expectedVersion,
     audit.map((e) => e.agentId ?? null),

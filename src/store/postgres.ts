@@ -54,6 +54,7 @@ import type {
   StoreEvent,
   VersionedCard,
 } from './types.js'
+import { WrittenCards } from './written.js'
 
 /** How many call rows read beside cards are kept for the decisions that follow (see `#seenCalls`). */
 const SEEN_CALLS = 256
@@ -146,7 +147,12 @@ export class PostgresStore implements Store {
    */
   watch(listener: StoreChangeListener): () => void {
     this.check()
-    return this.listener.on(listener)
+    return this.listener.on((change) => {
+      // What another process wrote makes this one's last write of that call a stale hint.
+      if (change.kind === 'resync') this.#written.clear()
+      else this.#written.forget(change)
+      listener(change)
+    })
   }
 
   /** Resolves once the watch connection is listening (tests; serving does not wait for it). */
@@ -244,7 +250,7 @@ export class PostgresStore implements Store {
       seq: await writes.writeEvent(c, event, at, notes, this.eventNote(event)),
       at,
     })
-    if (next) await writes.writeCall(c, next)
+    if (next) this.#written.wrote(event, { record: await writes.writeCall(c, next) })
     // This process waits on it: the deadline is its own while the lease is renewed.
     if (event.type === 'asked' && event.timed) {
       await writes.takeLease(c, event, this.instanceId, at + this.leaseMs)
@@ -402,10 +408,22 @@ export class PostgresStore implements Store {
       key,
       expectedVersion,
       state,
+      stateText: JSON.stringify(state),
       at: this.now(),
       audit,
       notify: { channel: this.channel, payload: noteOf(this.instanceId, key, 'c') },
     }
+    // With a call step, the row's record is the statement's to finish (the seq it draws): not kept.
+    return this.#written.writing(
+      key,
+      card.stateText,
+      () => this.#casCard(card, call),
+      call ? { record: undefined } : {},
+    )
+  }
+
+  async #casCard(card: writes.CardWrite, call: CallStep | undefined): Promise<number | undefined> {
+    const { key, expectedVersion } = card
     if (!call) {
       const written = await writes.writeCardOnce(this.pool, this.target.redacted, card)
       return written ? expectedVersion + 1 : undefined
@@ -460,6 +478,17 @@ export class PostgresStore implements Store {
   async findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
     this.check()
     return reads.findCards<T>(this.db, callId, this.seeCall)
+  }
+
+  /**
+   * The cards this process wrote last, each with the call's row as it wrote it: a click on one goes
+   * to `casCardOnSeenCall` with that row, so a completing click is one round trip in all.
+   */
+  readonly #written = new WrittenCards()
+
+  writtenCards<T>(callId: string): Array<VersionedCard<T> & CallKey> {
+    this.check()
+    return this.#written.cards<T>(callId, this.seeCall)
   }
 
   async addPost(post: PostRecord): Promise<boolean> {

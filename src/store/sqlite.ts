@@ -45,6 +45,7 @@ import type {
   StoreEvent,
   VersionedCard,
 } from './types.js'
+import { WrittenCards } from './written.js'
 
 export interface SqliteStoreOptions {
   /** Clock for event timestamps. @default Date.now */
@@ -252,22 +253,36 @@ export class SqliteStore implements Store {
       at,
       audit: audit.map((entry) => auditRow(entry, at)),
     }
-    if (!call) return this.group.run<number | undefined>(card)
-    // The call step throws on a row it refuses: the card is then not written, unless it had
-    // moved on anyway (a conflict, undefined), which the commit tells.
-    const { value } = await this.decided(
-      key,
-      call,
-      (events) => events,
-      (decided, failed) => ({ ...card, step: { ...decided, failed } }),
-      'casCard',
-    )
-    return value as number | undefined
+    return this.#written.writing(key, card.state, async () => {
+      if (!call) return this.group.run<number | undefined>(card)
+      // The call step throws on a row it refuses: the card is then not written, unless it had
+      // moved on anyway (a conflict, undefined), which the commit tells.
+      const { value } = await this.decided(
+        key,
+        call,
+        (events) => events,
+        (decided, failed) => ({ ...card, step: { ...decided, failed } }),
+        'casCard',
+      )
+      return value as number | undefined
+    })
   }
 
   async findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>> {
     this.check()
     return cardsOf<T>(this.stmts.findCards.all(callId))
+  }
+
+  /**
+   * The cards this process wrote last: a click on one is decided without reading it back. Another
+   * process writing this file (nothing of askbridge's does while a bridge serves it) is caught by
+   * the compare-and-set.
+   */
+  readonly #written = new WrittenCards()
+
+  writtenCards<T>(callId: string): Array<VersionedCard<T> & CallKey> {
+    this.check()
+    return this.#written.cards<T>(callId)
   }
 
   async listCards<T>(filter: CardFilter = {}): Promise<Array<ListedCard<T>>> {

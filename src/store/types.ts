@@ -198,6 +198,12 @@ export interface Store {
   ): Promise<number | undefined>
   /** Every agent's card with this callId, oldest first: resolves a component that carries a callId. */
   findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>>
+  /**
+   * Cards with this callId as this process last wrote them, without reading them back: a click is
+   * decided on one of these at once. A hint, never the truth: `casCard` fails on a card that has
+   * moved on since, and the click is then decided again on the card read.
+   */
+  writtenCards<T>(callId: string): Array<VersionedCard<T> & CallKey>
   /** Cards, least recently updated first; `statuses` filters on the card's `state.status`. */
   listCards<T>(filter?: CardFilter): Promise<Array<ListedCard<T>>>
 

@@ -118,8 +118,8 @@ describe('commits per step', () => {
     const outcome = await chooseRed('c2')
     expect(outcome.ok).toBe(true)
     expect((await result).answers).toEqual([{ id: 'colour', selected: ['Red'] }])
-    // The card's one read (the click's reference) and its commit; the call is not read back.
-    expect(returned).toEqual(['findCards', 'casCard'])
+    // The click's card as this process wrote it (no read) and its commit; the call is not read back.
+    expect(returned).toEqual(['writtenCards', 'casCard'])
     // The card itself answered it: nothing tells the card it was answered elsewhere.
     expect(answered).toEqual([
       [{ agentId: 'agent', callId: 'two' }, [{ id: 'colour', selected: ['Red'] }], 'card'],

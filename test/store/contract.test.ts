@@ -336,6 +336,38 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
     expect(wins[card?.state.by ?? -1]).toBe(3)
   })
 
+  it('remembers the cards it wrote as written; a decision on one another handle has since written is refused, and the memory dropped', async () => {
+    const [here, there] = [await open(), await open()]
+    const b1 = { agentId: 'bob', callId: 'call-1' }
+    await here.append(asked(a1, false))
+    expect(await here.casCard(a1, 0, { status: 'open', n: 0 })).toBe(1)
+    expect(await here.casCard(b1, 0, { status: 'open' })).toBe(1)
+    expect(here.writtenCards('call-1')).toEqual([
+      { ...a1, version: 1, state: { status: 'open', n: 0 } },
+      { ...b1, version: 1, state: { status: 'open' } },
+    ])
+    // Each use parses anew: what a caller does to one does not change the next.
+    const [mine] = here.writtenCards<{ n: number }>('call-1')
+    if (mine) mine.state.n = 99
+    expect(here.writtenCards('call-1')[0]?.state).toEqual({ status: 'open', n: 0 })
+    expect(there.writtenCards('call-1')).toEqual([])
+    // A write of its own is remembered in place of the one before.
+    expect(await here.casCard(a1, 1, { status: 'open', n: 1 })).toBe(2)
+    expect(here.writtenCards('call-1')[1]).toEqual({ ...a1, version: 2, state: { status: 'open', n: 1 } })
+    // Another handle writes the card; this one, deciding on what it remembers, loses.
+    expect(await there.casCard(a1, 2, { status: 'answered', n: 2 })).toBe(3)
+    expect(await here.casCard(a1, 2, { status: 'answered', n: 'here' })).toBeUndefined()
+    expect(here.writtenCards('call-1')).toEqual([{ ...b1, version: 1, state: { status: 'open' } }])
+    expect(await here.getCard(a1)).toEqual({ version: 3, state: { status: 'answered', n: 2 } })
+    // A step that throws writes nothing, and drops what was remembered.
+    await expect(
+      here.casCard(b1, 1, { status: 'answered' }, [], () => {
+        throw new Error('refused')
+      }),
+    ).rejects.toThrow('refused')
+    expect(here.writtenCards('call-1')).toEqual([])
+  })
+
   it('card compare-and-set writes its audit entries in the same commit, and none when it loses', async () => {
     const stores = [await open(), await open()]
     const [s0, s1] = stores as [Store, Store]

@@ -1,5 +1,7 @@
 import pg from 'pg'
 import { afterEach, expect, it, vi } from 'vitest'
+import { cardOfRef } from '../../src/answerer/open.js'
+import { agentTag } from '../../src/card/codec.js'
 import type { PostgresStore } from '../../src/store/postgres.js'
 import type { CallKey, CallRecord, CallStep } from '../../src/store/types.js'
 import { askAndAnswer, storesOnOneSchema, watchWire } from '../helpers/pg-store.js'
@@ -178,4 +180,69 @@ it("the store's parameterized reads go as named statements, and a column added t
     { ...key, destKey: 'slack:C1', platform: 'slack', ref: { ts: '1' }, createdAt: 5 },
   ])
   expect((await store.getCard(key))?.state).toEqual({ n: 0 })
+})
+
+it('a click on a card this process just wrote is decided without reading it back: one round trip in all', async () => {
+  const store = await open({ max: 1 })
+  // Prepared on this connection already (a decision before), so the wire shows only the click.
+  const warm = { ...key, callId: 'warm' }
+  await store.append(askAndAnswer(warm).asked)
+  expect(await store.casCard(warm, 0, { n: 0 })).toBe(1)
+  expect(store.writtenCards(warm.callId)).toHaveLength(1)
+  expect(await store.casCard(warm, 1, { n: 1 }, [], answering([], askAndAnswer(warm).answered))).toBe(2)
+
+  await askedWithCard(store)
+  const sent = watchWire()
+  // The click's card, as an adapter finds it from the component's reference.
+  const card = await cardOfRef(store, { callId: key.callId, agent: agentTag(key.agentId) })
+  expect(card).toEqual({ ...key, version: 1, state: { n: 0 } })
+  expect(await cardOfRef(store, { callId: key.callId, agent: agentTag('bob') })).toBeUndefined()
+  expect(sent).toHaveLength(1)
+  expect(sent[0]).toMatch(/FROM askbridge_cards c WHERE c.call_id = \$1/)
+  sent.length = 0
+  const seen: Array<string | undefined> = []
+  expect(await store.casCard(key, 1, { n: 1 }, [], answering(seen))).toBe(2)
+  vi.restoreAllMocks()
+  expect(seen).toEqual(['open'])
+  expect(sent).toHaveLength(1)
+  expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(.*; EXECUTE askbridge_x_/s)
+  expect((await store.getCall(key))?.state).toBe('settled')
+  // What it wrote is the hint now; a card of another call is not.
+  expect(store.writtenCards(key.callId)).toEqual([{ ...key, version: 2, state: { n: 1 } }])
+  expect(store.writtenCards('call-never-written')).toEqual([])
+})
+
+it("a hint another process's write made stale decides nothing: the click is decided again on the card read", async () => {
+  const here = await open()
+  const there = await open()
+  await askedWithCard(here)
+  // The other process answers first, on the card it read.
+  const [read] = await there.findCards(key.callId)
+  expect(read?.version).toBe(1)
+  expect(await there.casCard(key, 1, { n: 'there' }, [], answering([]))).toBe(2)
+  // This one still remembers its own write, and decides on it: the compare-and-set refuses it.
+  const [hint] = here.writtenCards(key.callId)
+  expect(hint?.version).toBe(1)
+  expect(await here.casCard(key, 1, { n: 'here' }, [], answering([]))).toBeUndefined()
+  expect(here.writtenCards(key.callId)).toEqual([])
+  // The card and the call are the other process's; one answer, one event for it.
+  expect((await here.findCards(key.callId)).map((c) => c.state)).toEqual([{ n: 'there' }])
+  expect((await here.events({ callId: key.callId })).map((e) => e.type)).toEqual(['asked', 'answered'])
+})
+
+it("another process's write, once notified, drops this one's hint of that call", async () => {
+  const here = await open()
+  const there = await open()
+  here.watch(() => {})
+  await here.watching()
+  await askedWithCard(here)
+  const other = { ...key, callId: 'other' }
+  await here.append(askAndAnswer(other).asked)
+  expect(await here.casCard(other, 0, { n: 0 })).toBe(1)
+  expect(here.writtenCards(key.callId)).toHaveLength(1)
+  await there.findCards(key.callId)
+  expect(await there.casCard(key, 1, { n: 'there' })).toBe(2)
+  await until(() => here.writtenCards(key.callId).length === 0)
+  // The other call's hint stays: nothing was written to it.
+  expect(here.writtenCards(other.callId)).toEqual([{ ...other, version: 1, state: { n: 0 } }])
 })
