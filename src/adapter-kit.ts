@@ -17,6 +17,7 @@ export {
 } from './answerer/adapter.js'
 export { checkReachable } from './answerer/reachable.js'
 export { Superseding } from './answerer/supersede.js'
+export { setBounded } from './bounded.js'
 export {
   type CardRef,
   COMPONENT_ID_PREFIX,

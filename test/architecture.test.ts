@@ -17,6 +17,7 @@ import { describe, expect, it } from 'vitest'
  * the adapter and the server's mounts, so it shares the server's floor.
  */
 const FLOORS: ReadonlyArray<{ floor: string; holds: readonly string[] }> = [
+  { floor: 'bounded maps', holds: ['src/bounded.ts'] },
   { floor: 'log', holds: ['src/log.ts'] },
   { floor: 'errors', holds: ['src/errors.ts'] },
   { floor: 'protocol', holds: ['src/protocol/'] },

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { CardState, Destination, Logger, Mention, Notice } from '../../src/adapter-kit.js'
-import { decodeComponentId } from '../../src/adapter-kit.js'
+import { decodeComponentId, setBounded } from '../../src/adapter-kit.js'
 import type { Clicks } from './inbound.js'
 import { noticeMessage } from './notice.js'
 import { cardToDiscordMessages, type DiscordMessage } from './render.js'
@@ -184,12 +184,8 @@ export class DiscordOutbound {
   }
 
   private remember(messageId: string, message: DiscordMessage): void {
-    this.shown.set(messageId, JSON.stringify(message))
     // Bounded: forgetting only costs one redundant edit.
-    if (this.shown.size > 10_000) {
-      const oldest = this.shown.keys().next().value
-      if (oldest !== undefined) this.shown.delete(oldest)
-    }
+    setBounded(this.shown, messageId, JSON.stringify(message), 10_000)
   }
 
   private async editIfChanged(channelId: string, messageId: string, message: DiscordMessage): Promise<void> {

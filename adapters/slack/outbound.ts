@@ -7,7 +7,13 @@
  * `update` returns); this file keeps only what each message last showed, to skip no-op edits.
  */
 import type { webApi } from '@slack/bolt'
-import type { CardState, Destination, Logger, Mention } from '../../src/adapter-kit.js'
+import {
+  type CardState,
+  type Destination,
+  type Logger,
+  type Mention,
+  setBounded,
+} from '../../src/adapter-kit.js'
 import type { MessageBlock, SlackMessage } from './blocks.js'
 import { slackError } from './errors.js'
 import type { ChannelQueues, LaneCall } from './queue.js'
@@ -254,12 +260,7 @@ export class SlackOutbound {
 
   /** Remember what a message shows, dropping the oldest entries past the cap. */
   #show(key: string, json: string): void {
-    this.#shown.delete(key)
-    this.#shown.set(key, json)
-    if (this.#shown.size > SHOWN_CACHE) {
-      const oldest = this.#shown.keys().next().value
-      if (oldest !== undefined) this.#shown.delete(oldest)
-    }
+    setBounded(this.#shown, key, json, SHOWN_CACHE)
   }
 
   #renderOptions(mention: Mention[] | undefined, personLocale?: string): RenderOptions {

@@ -1,5 +1,5 @@
 /** The inbox's cards: read from the store (else those seen since start), which were posted here, and which one a click names. */
-import type { CardState, CardStatus } from '../../src/adapter-kit.js'
+import { type CardState, type CardStatus, setBounded } from '../../src/adapter-kit.js'
 import { HttpError } from '../../src/server/errors.js'
 import { callKeyString } from '../../src/store/fold.js'
 import type { CallKey, Store } from '../../src/store/types.js'
@@ -55,11 +55,7 @@ export class InboxCards {
   remember(card: CardState): void {
     const k = callKeyString(card)
     const prev = this.seen.get(k)
-    this.seen.set(k, { state: card, version: (prev?.version ?? 0) + 1 })
     // Bounded: the store (when there is one) keeps the rest.
-    if (this.seen.size > 1000) {
-      const oldest = this.seen.keys().next().value
-      if (oldest !== undefined) this.seen.delete(oldest)
-    }
+    setBounded(this.seen, k, { state: card, version: (prev?.version ?? 0) + 1 }, 1000)
   }
 }

@@ -1,6 +1,7 @@
 /** The PostgreSQL store (PostgresStore) for several bridges on one database; leases in pg-leases.ts, reads and writes in pg-reads.ts and pg-writes.ts. */
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
+import { setBounded } from '../bounded.js'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { StorageError } from './errors.js'
 import { callKeyString, foldCall, ownEvents } from './fold.js'
@@ -330,13 +331,8 @@ export class PostgresStore implements Store {
 
   private readonly seeCall: reads.SeenCall = (key, cardVersion, record) => {
     const k = callKeyString(key)
-    this.#seenCalls.delete(k)
-    if (record === null) return
-    this.#seenCalls.set(k, { cardVersion, record })
-    if (this.#seenCalls.size > SEEN_CALLS) {
-      const oldest = this.#seenCalls.keys().next().value
-      if (oldest !== undefined) this.#seenCalls.delete(oldest)
-    }
+    if (record === null) this.#seenCalls.delete(k)
+    else setBounded(this.#seenCalls, k, { cardVersion, record }, SEEN_CALLS)
   }
 
   /** The call row read beside the card at `cardVersion`, if that is the last read of it. */

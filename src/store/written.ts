@@ -1,3 +1,4 @@
+import { setBounded } from '../bounded.js'
 import { callKeyString } from './fold.js'
 import type { CallKey, VersionedCard } from './types.js'
 
@@ -26,12 +27,12 @@ export class WrittenCards {
   wrote(key: CallKey, write: WrittenCall): void {
     const k = callKeyString(key)
     const last = this.#calls.get(k)
-    this.#calls.delete(k)
-    this.#calls.set(k, { key: { agentId: key.agentId, callId: key.callId }, ...last, ...write })
-    if (this.#calls.size > this.#limit) {
-      const oldest = this.#calls.keys().next().value
-      if (oldest !== undefined) this.#calls.delete(oldest)
-    }
+    setBounded(
+      this.#calls,
+      k,
+      { key: { agentId: key.agentId, callId: key.callId }, ...last, ...write },
+      this.#limit,
+    )
   }
 
   /**
