@@ -30,7 +30,7 @@ import {
   startPeer,
   storeTurns,
 } from './click.js'
-import { fmt, loopCpuMs, percentile, pgServerCpuByPid, summarize, until } from './lib.js'
+import { fmt, loopCpuMs, percentile, pgServerCpuByPid, pgServerCpuDeltas, summarize, until } from './lib.js'
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1000)
 const PER = Number(process.env.AB_PER ?? 50)
@@ -104,8 +104,7 @@ try {
       const pgBefore = pgServerCpuByPid()
       const result = await clicker.clickAll(url(name), requests)
       cpu[name] += loopCpuMs(servers[name].pid) - before
-      for (const [pid, ms] of pgServerCpuByPid()) {
-        const spent = ms - (pgBefore.get(pid) ?? 0)
+      for (const [pid, spent] of pgServerCpuDeltas(pgBefore)) {
         if (spent > 0) {
           const role = pgRole(pid)
           pgCpu[name].set(role, (pgCpu[name].get(role) ?? 0) + spent)

@@ -184,10 +184,17 @@ export function pgServerCpuByPid() {
   return byPid
 }
 
-/** The server's CPU ms from `before` to now: a process started since counts from zero. */
+/** Each server process's CPU ms from `before` to now: a process started since counts from zero. */
+export function pgServerCpuDeltas(before) {
+  const deltas = new Map()
+  for (const [pid, now] of pgServerCpuByPid()) deltas.set(pid, now - (before.get(pid) ?? 0))
+  return deltas
+}
+
+/** The server's CPU ms from `before` to now (see {@link pgServerCpuDeltas}). */
 export function pgServerCpuSince(before) {
   let ms = 0
-  for (const [pid, now] of pgServerCpuByPid()) ms += now - (before.get(pid) ?? 0)
+  for (const spent of pgServerCpuDeltas(before).values()) ms += spent
   return ms
 }
 
