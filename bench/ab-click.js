@@ -13,6 +13,8 @@
 // (the ack), then one a build (click → the waiting agent has its answer) beside Bolt's click → its
 // listener runs, which the click section's goal compares it with. AB_STORE=1 adds the Bolt app with a
 // durable store (bench/click-peer.js bolt-store), whose agent's wait is timed like askbridge's.
+// AB_THREADS=1 adds a line a server: its CPU per click during its turns, by thread (the main thread,
+// then the others in the order they started: V8's helpers first, SQLite's writer thread later).
 // A build on PostgreSQL (ASKBRIDGE_DB=postgres://…?schema=…, a schema of its own, made fresh for
 // each run) gets one more line: the local PostgreSQL server's CPU during its turns, per click, by
 // process (its backends, the WAL writer, …).
@@ -30,7 +32,16 @@ import {
   startPeer,
   storeTurns,
 } from './click.js'
-import { fmt, loopCpuMs, percentile, pgServerCpuByPid, pgServerCpuDeltas, summarize, until } from './lib.js'
+import {
+  fmt,
+  loopCpuMs,
+  percentile,
+  pgServerCpuByPid,
+  pgServerCpuDeltas,
+  summarize,
+  threadCpu,
+  until,
+} from './lib.js'
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1000)
 const PER = Number(process.env.AB_PER ?? 50)
@@ -40,6 +51,7 @@ const variants = JSON.parse(process.env.AB_VARIANTS ?? '{"A":{},"B":{}}')
 const builds = Object.keys(variants)
 const store = process.env.AB_STORE === '1'
 const names = [...builds, 'bolt', ...(store ? ['store'] : [])]
+const threads = process.env.AB_THREADS === '1'
 
 const fake = await FakeSlack.start({ rateLimits: false })
 const clicker = startClicker(fake.options.signingSecret)
@@ -68,6 +80,8 @@ try {
   const cpu = Object.fromEntries(names.map((name) => [name, 0]))
   // The PostgreSQL server's CPU during each server's turns, by what its processes do.
   const pgCpu = Object.fromEntries(names.map((name) => [name, new Map()]))
+  // With AB_THREADS=1: each server's CPU during its turns, by thread.
+  const byThread = Object.fromEntries(names.map((name) => [name, new Map()]))
   // Click → the waiting agent has read its answer (each build's blocking `POST /v1/ask`).
   const toAnswer = Object.fromEntries(names.map((name) => [name, []]))
   let templates
@@ -102,8 +116,15 @@ try {
       const storeAnswers = name === 'store' ? await turns.wait(storeClicks) : undefined
       const before = loopCpuMs(servers[name].pid)
       const pgBefore = pgServerCpuByPid()
+      const threadsBefore = threads ? threadCpu(servers[name].pid) : undefined
       const result = await clicker.clickAll(url(name), requests)
       cpu[name] += loopCpuMs(servers[name].pid) - before
+      if (threadsBefore) {
+        for (const [thread, ms] of threadCpu(servers[name].pid)) {
+          const spent = ms - (threadsBefore.get(thread) ?? 0)
+          byThread[name].set(thread, (byThread[name].get(thread) ?? 0) + spent)
+        }
+      }
       for (const [pid, spent] of pgServerCpuDeltas(pgBefore)) {
         if (spent > 0) {
           const role = pgRole(pid)
@@ -161,6 +182,14 @@ try {
     console.log(
       `${name.padEnd(8)} PostgreSQL server CPU ms/click ${fmt(total / latencies[name].length)}: ` +
         roles.map(([role, ms]) => `${role} ${fmt(ms / latencies[name].length)}`).join(', '),
+    )
+  }
+  for (const name of threads ? names : []) {
+    const perClick = [...byThread[name]].sort((a, b) => b[1] - a[1])
+    const total = perClick.reduce((sum, [, ms]) => sum + ms, 0)
+    console.log(
+      `${name.padEnd(8)} CPU ms/click by thread ${fmt(total / latencies[name].length)}: ` +
+        perClick.map(([thread, ms]) => `${thread} ${fmt(ms / latencies[name].length)}`).join(', '),
     )
   }
 } finally {

@@ -166,6 +166,27 @@ export function loopCpuMs(pid) {
 }
 
 /**
+ * CPU time (ms) of each thread of `pid`, from /proc/PID/task/TID/schedstat (ns): "main", then
+ * "thread N" for the Nth other thread in the order they started (Node names all its threads
+ * "node": V8's helpers start first, a worker thread such as SQLite's writer later).
+ */
+export function threadCpu(pid) {
+  const byThread = new Map()
+  const tids = readdirSync(`/proc/${pid}/task`)
+    .map(Number)
+    .sort((a, b) => a - b)
+  for (const [i, tid] of tids.entries()) {
+    try {
+      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0])
+      byThread.set(tid === pid ? 'main' : `thread ${i}`, ns / 1e6)
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return byThread
+}
+
+/**
  * CPU time (ms) of every PostgreSQL server process on this machine, by pid (/proc/PID/stat; the
  * server's own processes, its WAL writer and checkpointer and a backend per connection). Nothing
  * else should use the local server meanwhile.
