@@ -10,6 +10,8 @@ const CAS_ATTEMPTS = 20
  */
 export type CasStep<T> =
   | { done: T }
+  /** Decide again on the card as stored: what was decided on a remembered card (a hint) and writes nothing. */
+  | { reread: true }
   | {
       write: CardState
       audit?: AuditEntry[]
@@ -37,6 +39,7 @@ export async function compareAndSet<T>(
     const current = attempt === 0 && first ? first : await store.getCard<CardState>(call)
     const step = await decide(current)
     if ('done' in step) return step.done
+    if ('reread' in step) continue
     let version: number | undefined
     try {
       version = await store.casCard(call, current?.version ?? 0, step.write, step.audit, step.call)

@@ -156,7 +156,8 @@ export async function mayAnswer(
   person: Person,
 ): Promise<{ ok: boolean; message?: string }> {
   deps.turns.interaction()
-  const card = (await cardOfRef(deps.store, ref))?.state
+  // A refusal here is final (no compare-and-set follows), so it is decided on the card as stored.
+  const card = (await cardOfRef(deps.store, ref, { stored: true }))?.state
   const refuse = async (code: string, message: string) => {
     const key = card ? callKeyOf(card) : { callId: ref.callId }
     await auditSafely(deps, interactionEntry(key, person, { type: 'form' }, true, code))
@@ -198,12 +199,15 @@ export async function handleInteraction(
     async (current) => {
       if (!current) return refuse('unknown-call', GONE)
       const card = current.state
-      if (card.seen.includes(interaction.id)) return { done: { ok: true, card } }
+      // Decided on a remembered card, only a write stands (its compare-and-set checks the card);
+      // a refusal or "already done" is decided again on the card as stored, before it is audited.
+      const unless = <R>(outcome: () => R) => (current.remembered ? { reread: true as const } : outcome())
+      if (card.seen.includes(interaction.id)) return unless(() => ({ done: { ok: true, card } }))
       const barred = await barrier(deps, card, actor)
-      if (barred) return refuse(barred.code, barred.message, card)
+      if (barred) return unless(() => refuse(barred.code, barred.message, card))
       const result = applyInteraction(card, interaction)
-      if (!result.ok) return refuse(result.refusal.code, result.refusal.message, card)
-      if (result.duplicate) return { done: { ok: true, card } }
+      if (!result.ok) return unless(() => refuse(result.refusal.code, result.refusal.message, card))
+      if (result.duplicate) return unless(() => ({ done: { ok: true, card } }))
       const next = result.state
       // An answer completing the card is decided on its call in the same commit: queued as the
       // reply of a continued call, or left to the ask waiting on an open one. Whoever got there

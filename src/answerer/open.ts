@@ -118,11 +118,15 @@ export async function callOfRef(store: Store, ref: CardRef): Promise<CallKey | u
 /**
  * The card a component names (see {@link callOfRef}): as this process last wrote it, when the store
  * still remembers that (a decision on it is checked by its compare-and-set), or as stored now.
+ * `stored`: as stored now, for a decision that no compare-and-set will check.
  */
 export async function cardOfRef(
   store: Store,
   ref: CardRef,
+  { stored = false } = {},
 ): Promise<(VersionedCard<CardState> & CallKey) | undefined> {
-  const written = store.writtenCards<CardState>(ref.callId).find((c) => refMatches(ref, c))
+  const written = stored
+    ? undefined
+    : store.writtenCards<CardState>(ref.callId).find((c) => refMatches(ref, c))
   return written ?? (await store.findCards<CardState>(ref.callId)).find((c) => refMatches(ref, c))
 }

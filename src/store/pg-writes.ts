@@ -84,43 +84,57 @@ export interface CardWrite {
   audit: AuditEntry[]
   /** Sent (once committed) only when the card is written. */
   notify: Note
+  /**
+   * Written only if the card is still this one (its row's `ord`), not a card made later under the
+   * same key at the same version: set when the decision was taken on a remembered card.
+   */
+  identity?: string | undefined
 }
 
+/** The card's identity (its `ord`) when its compare-and-set wrote it, from a statement selecting `ord`. */
+type CardWritten = string | undefined
+
+const ordOf = (rows: Array<{ ord?: unknown }>): CardWritten =>
+  rows[0]?.ord === undefined || rows[0].ord === null ? undefined : String(rows[0].ord)
+
 /**
- * Card compare-and-set, in one statement inside a transaction: true when the card was at
- * `expectedVersion` and is now written. Only then are the audit entries written and the
+ * Card compare-and-set, in one statement inside a transaction: the card's identity when the card
+ * was at `expectedVersion` and is now written. Only then are the audit entries written and the
  * notification added to the transaction's `notes`.
  */
-export async function writeCard(c: Queryable, card: CardWrite, notes: TransactionNotes): Promise<boolean> {
-  const result = await c.query(
-    `WITH ${cardAndAudit(card.expectedVersion)} SELECT 1 FROM card`,
-    cardParams(card),
-  )
-  if (result.rowCount !== 1) return false
-  notes.add(card.notify)
-  return true
+export async function writeCard(
+  c: Queryable,
+  card: CardWrite,
+  notes: TransactionNotes,
+): Promise<CardWritten> {
+  const params = cardParams(card)
+  const result = await c.query(`WITH ${cardAndAudit(card, params)} SELECT ord FROM card`, params)
+  const written = ordOf(result.rows)
+  if (written !== undefined) notes.add(card.notify)
+  return written
 }
 
 /**
  * {@link writeCard} as a transaction of its own, in one round trip, the notification sent after the
  * COMMIT if the card was written.
  */
-export async function writeCardOnce(pool: pg.Pool, where: string, card: CardWrite): Promise<boolean> {
+export async function writeCardOnce(pool: pg.Pool, where: string, card: CardWrite): Promise<CardWritten> {
   const notes = new TransactionNotes()
   const { mark, token } = notes.ifWrittenFrom([card.notify], '$10')
+  const params = [...cardParams(card), token]
   const [result] = await transactOnce(
     pool,
     where,
     [
       {
-        sql: `WITH ${cardAndAudit(card.expectedVersion)} SELECT ${mark} FROM card`,
-        params: [...cardParams(card), token],
+        sql: `WITH ${cardAndAudit(card, params)} SELECT ord, ${mark} FROM card`,
+        params,
         prepared: true,
       },
     ],
     notes,
   )
-  return result?.rowCount === 1
+  return ordOf(result?.rows ?? [])
 }
 
 /**
@@ -135,7 +149,7 @@ export async function writeCardAndEvent(
   card: CardWrite,
   event: { event: StoreEvent; seq: number; notify: Note },
   call: CallRecord | undefined,
-): Promise<boolean> {
+): Promise<CardWritten> {
   const mark = end.notes.ifWritten([card.notify, event.notify])
   const params = [
     ...cardParams(card),
@@ -145,7 +159,7 @@ export async function writeCardAndEvent(
     ...(call ? callParams(call).slice(2) : []),
   ]
   const result = await end.commitWith(
-    `WITH ${cardAndAudit(card.expectedVersion)},
+    `WITH ${cardAndAudit(card, params)},
      event AS (
        INSERT INTO askbridge_events (seq, agent_id, call_id, type, at, data)
        SELECT $10, $1, $2, $11, $5, $12 FROM card
@@ -159,10 +173,10 @@ export async function writeCardAndEvent(
      )`
          : ''
      }
-     SELECT ${mark} FROM card`,
+     SELECT ord, ${mark} FROM card`,
     params,
   )
-  return result.rowCount === 1
+  return ordOf(result.rows)
 }
 
 /**
@@ -195,7 +209,7 @@ export function guardedCardAndEvent(
   const sql = `WITH guard AS (
        SELECT 1 FROM askbridge_calls WHERE agent_id = $1 AND call_id = $2 AND record = $20
      ),
-     ${cardAndAudit(card.expectedVersion, 'guard')},
+     ${cardAndAudit(card, params, 'guard')},
      s AS (SELECT nextval(pg_get_serial_sequence('askbridge_events', 'seq')) AS seq FROM card),
      event AS (
        INSERT INTO askbridge_events (seq, agent_id, call_id, type, at, data)
@@ -209,22 +223,31 @@ export function guardedCardAndEvent(
        ${CALL_UPSERT}
      ),
      notified AS (SELECT ${mark} FROM card)
-     SELECT (SELECT count(*) FROM guard)::int AS guarded, (SELECT count(*) FROM notified)::int AS written`
+     SELECT (SELECT count(*) FROM guard)::int AS guarded, (SELECT count(*) FROM notified)::int AS written,
+       (SELECT ord FROM card) AS ord`
   return { sql, params, prepared: true }
 }
 
 /**
- * The card's compare-and-set and its audit entries, as the CTEs `card` and `audit` ($1–$9); with
- * `guard` (the name of a CTE), the card is written only if that CTE has a row.
+ * The card's compare-and-set and its audit entries, as the CTEs `card` (which returns the card's
+ * `ord`) and `audit` ($1–$9); with `guard` (the name of a CTE), the card is written only if that CTE
+ * has a row. The compare-and-set of a card that exists compares its identity too when the write
+ * has one: that parameter (or null) goes last in `params`, the statement's others already in.
  */
-function cardAndAudit(expectedVersion: number, guard?: string): string {
-  const card =
-    expectedVersion === 0
-      ? `INSERT INTO askbridge_cards (agent_id, call_id, version, status, state, updated_at)
-         SELECT $1, $2, 1, $3, $4, $5 WHERE $6::int = 0 ON CONFLICT DO NOTHING RETURNING 1`
-      : `UPDATE askbridge_cards SET version = version + 1, status = $3, state = $4, updated_at = $5
-         WHERE agent_id = $1 AND call_id = $2 AND version = $6${guard ? ` AND EXISTS (SELECT 1 FROM ${guard})` : ''} RETURNING 1`
-  return `card AS (${card}),
+function cardAndAudit(card: CardWrite, params: unknown[], guard?: string): string {
+  const guarded = guard ? ` AND EXISTS (SELECT 1 FROM ${guard})` : ''
+  let write: string
+  if (card.expectedVersion === 0) {
+    write = `INSERT INTO askbridge_cards (agent_id, call_id, version, status, state, updated_at)
+         SELECT $1, $2, 1, $3, $4, $5 WHERE $6::int = 0 ON CONFLICT DO NOTHING RETURNING ord`
+  } else {
+    // Always a parameter (null: whichever card is at that version), so the statement has one text.
+    const identity = `$${params.push(card.identity ?? null)}`
+    write = `UPDATE askbridge_cards SET version = version + 1, status = $3, state = $4, updated_at = $5
+         WHERE agent_id = $1 AND call_id = $2 AND version = $6
+           AND (${identity}::bigint IS NULL OR ord = ${identity})${guarded} RETURNING ord`
+  }
+  return `card AS (${write}),
      audit AS (
        INSERT INTO askbridge_audit (agent_id, call_id, at, data)
        SELECT e.agent_id, e.call_id, $5, e.data

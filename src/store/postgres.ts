@@ -55,7 +55,7 @@ import type {
   StoreEvent,
   VersionedCard,
 } from './types.js'
-import { WrittenCards } from './written.js'
+import { type Written, WrittenCards } from './written.js'
 
 /** How many call rows read beside cards are kept for the decisions that follow (see `#seenCalls`). */
 const SEEN_CALLS = 256
@@ -354,7 +354,7 @@ export class PostgresStore implements Store {
     card: writes.CardWrite,
     call: CallStep,
     seenRecord: string,
-  ): Promise<boolean | 'moved'> {
+  ): Promise<Written | undefined | 'moved'> {
     if (card.expectedVersion === 0) return 'moved'
     const read = JSON.parse(seenRecord) as CallRecord
     let events: StoreEvent[]
@@ -386,9 +386,11 @@ export class PostgresStore implements Store {
       [{ sql: lockStatement(card.key) }, write],
       notes,
     )
-    const row = result?.rows[0] as { guarded: number; written: number } | undefined
+    const row = result?.rows[0] as { guarded: number; written: number; ord: string | null } | undefined
     if (!row?.guarded) return 'moved'
-    return row.written === 1
+    return row.written === 1 && row.ord !== null
+      ? { version: card.expectedVersion + 1, identity: String(row.ord) }
+      : undefined
   }
 
   async casCard<T>(
@@ -408,6 +410,9 @@ export class PostgresStore implements Store {
       at: this.now(),
       audit,
       notify: { channel: this.channel, payload: noteOf(this.instanceId, key, 'c') },
+      // Deciding on the card as this process wrote it: written only onto that same card.
+      identity:
+        this.#written.card(key)?.version === expectedVersion ? this.#written.card(key)?.identity : undefined,
     }
     // With a call step, the row's record is the statement's to finish (the seq it draws): not kept.
     return this.#written.writing(
@@ -418,16 +423,15 @@ export class PostgresStore implements Store {
     )
   }
 
-  async #casCard(card: writes.CardWrite, call: CallStep | undefined): Promise<number | undefined> {
+  async #casCard(card: writes.CardWrite, call: CallStep | undefined): Promise<Written | undefined> {
     const { key, expectedVersion } = card
-    if (!call) {
-      const written = await writes.writeCardOnce(this.pool, this.target.redacted, card)
-      return written ? expectedVersion + 1 : undefined
-    }
+    const version = expectedVersion + 1
+    const as = (identity: string | undefined) => (identity === undefined ? undefined : { version, identity })
+    if (!call) return as(await writes.writeCardOnce(this.pool, this.target.redacted, card))
     const seen = this.takeSeenCall(key, expectedVersion)
     if (seen !== undefined) {
       const written = await this.casCardOnSeenCall(card, call, seen)
-      if (written !== 'moved') return written ? expectedVersion + 1 : undefined
+      if (written !== 'moved') return written
     }
     // With a decision on the call: one transaction, under the call's lock (as `transact` takes it).
     return this.txOnCall(
@@ -447,20 +451,22 @@ export class PostgresStore implements Store {
         // statement sent with the COMMIT, the transaction two round trips in all.
         if (!refusal && only && events.length === 1 && only.type !== 'asked' && seq !== undefined) {
           const next = foldCall(read, { ...only, seq, at: card.at })
-          const written = await writes.writeCardAndEvent(
-            end,
-            card,
-            { event: only, seq, notify: this.eventNote(only) },
-            next,
+          return as(
+            await writes.writeCardAndEvent(
+              end,
+              card,
+              { event: only, seq, notify: this.eventNote(only) },
+              next,
+            ),
           )
-          return written ? expectedVersion + 1 : undefined
         }
         // A card that moved on is a conflict (decided again on the new card), whatever the step said.
-        if (!(await writes.writeCard(c, card, end.notes))) return undefined
+        const identity = await writes.writeCard(c, card, end.notes)
+        if (identity === undefined) return undefined
         if (refusal) throw refusal.error
         let row = read
         for (const event of events) row = await this.insert(c, end.notes, event, row)
-        return expectedVersion + 1
+        return { version, identity }
       },
       true,
     )

@@ -254,17 +254,20 @@ export class SqliteStore implements Store {
       audit: audit.map((entry) => auditRow(entry, at)),
     }
     return this.#written.writing(key, card.state, async () => {
-      if (!call) return this.group.run<number | undefined>(card)
       // The call step throws on a row it refuses: the card is then not written, unless it had
       // moved on anyway (a conflict, undefined), which the commit tells.
-      const { value } = await this.decided(
-        key,
-        call,
-        (events) => events,
-        (decided, failed) => ({ ...card, step: { ...decided, failed } }),
-        'casCard',
-      )
-      return value as number | undefined
+      const version = call
+        ? ((
+            await this.decided(
+              key,
+              call,
+              (events) => events,
+              (decided, failed) => ({ ...card, step: { ...decided, failed } }),
+              'casCard',
+            )
+          ).value as number | undefined)
+        : await this.group.run<number | undefined>(card)
+      return version === undefined ? undefined : { version }
     })
   }
 
@@ -274,9 +277,10 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * The cards this process wrote last: a click on one is decided without reading it back. Another
-   * process writing this file (nothing of askbridge's does while a bridge serves it) is caught by
-   * the compare-and-set.
+   * The cards this process wrote last: a click on one is decided without reading it back. Nothing
+   * else writes this file while a bridge serves it, and a card made again under a key after
+   * retention is made by this process too, so no card identity is kept: another process's write
+   * at a later version is caught by the compare-and-set.
    */
   readonly #written = new WrittenCards()
 

@@ -66,6 +66,12 @@ export interface CallRecord extends CallKey {
 export interface VersionedCard<T> {
   version: number
   state: T
+  /**
+   * Set on a card from `Store.writtenCards`: as this process last wrote it, a hint rather than a
+   * read. A write decided on it is checked by its compare-and-set; anything else decided on it
+   * (a refusal, "already done") is decided again on the card as stored.
+   */
+  remembered?: true
 }
 
 /** A card as `listCards` gives it: with its key and when it was last written (epoch ms). */

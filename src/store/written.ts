@@ -2,9 +2,19 @@ import { setBounded } from '../bounded.js'
 import { callKeyString } from './fold.js'
 import type { CallKey, VersionedCard } from './types.js'
 
+/** A card's compare-and-set that succeeded: the version it wrote and, where the store has one, the card's identity. */
+export interface Written {
+  version: number
+  /**
+   * What tells this card from a card made later under the same key (PostgreSQL: its row's `ord`),
+   * after retention deleted this one: the versions of the two can match.
+   */
+  identity?: string
+}
+
 /** A call's last write by this process: its card as written and, where the store keeps it, its row's record. */
 export interface WrittenCall {
-  card?: { version: number; state: string }
+  card?: { state: string } & Written
   record?: string | undefined
 }
 
@@ -43,18 +53,23 @@ export class WrittenCards {
   async writing(
     key: CallKey,
     state: string,
-    write: () => Promise<number | undefined>,
+    write: () => Promise<Written | undefined>,
     also: Omit<WrittenCall, 'card'> = {},
   ): Promise<number | undefined> {
-    let version: number | undefined
+    let written: Written | undefined
     try {
-      version = await write()
+      written = await write()
     } finally {
       // A conflict or a failure: what this process last wrote is no guide to the card now.
-      if (version === undefined) this.forget(key)
+      if (written === undefined) this.forget(key)
     }
-    if (version !== undefined) this.wrote(key, { card: { version, state }, ...also })
-    return version
+    if (written !== undefined) this.wrote(key, { card: { ...written, state }, ...also })
+    return written?.version
+  }
+
+  /** The card this process last wrote under `key`, as written. */
+  card(key: CallKey): WrittenCall['card'] {
+    return this.#calls.get(callKeyString(key))?.card
   }
 
   forget(key: CallKey): void {
@@ -74,7 +89,7 @@ export class WrittenCards {
     for (const { key, card, record } of this.#calls.values()) {
       if (key.callId !== callId || !card) continue
       row?.(key, card.version, record ?? null)
-      found.push({ ...key, version: card.version, state: JSON.parse(card.state) as T })
+      found.push({ ...key, version: card.version, state: JSON.parse(card.state) as T, remembered: true })
     }
     return found
   }

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Person } from '../../src/card/types.js'
+import type { CardState, Person } from '../../src/card/types.js'
 import { openStore } from '../../src/store/index.js'
 import type { Store } from '../../src/store/types.js'
 import { MemoryAdapter } from '../fakes/memory-adapter.js'
@@ -65,7 +65,7 @@ async function askedWithCard(store: Store, log: string[], callId: string) {
       ...refFor(callId, 'agent'),
       interaction: { id, actor: ann, action: { type: 'choose', questionId: 'colour', label: 'Red' }, at: 1 },
     })
-  return { service, asking, chooseRed }
+  return { service, chat, asking, chooseRed }
 }
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -128,5 +128,33 @@ describe('commits per step', () => {
     expect((await real.getCard<{ status: string }>({ agentId: 'agent', callId: 'two' }))?.state.status).toBe(
       'answered',
     )
+  })
+  it('a refusal is never decided on the card as this process wrote it: decided again on the card as stored, and only that audited', async () => {
+    const dir = tempDir()
+    cleanups.push(dir.cleanup)
+    const path = join(dir.dir, 'remembered.db')
+    const { store, log } = counted(openStore(path), { reads: true })
+    const { chat, asking, chooseRed } = await askedWithCard(store, log, 'three')
+    const key = { agentId: 'agent', callId: 'three' }
+    const open = await store.getCard<CardState>(key)
+    if (!open) throw new Error('no card')
+    // This process writes the card closed (and remembers it so); another handle on the same file,
+    // as another replica would, opens it again unseen by this one.
+    expect(await store.casCard(key, open.version, { ...open.state, status: 'cancelled' })).toBe(
+      open.version + 1,
+    )
+    const other = openStore(path)
+    cleanups.push(() => other.close())
+    expect(await other.casCard(key, open.version + 1, open.state)).toBe(open.version + 2)
+    // Whether Ann may open a form is not checked by any compare-and-set: decided on the card as stored.
+    expect(await chat.host.mayAnswer?.(refFor('three', 'agent'), ann)).toEqual({ ok: true })
+    log.length = 0
+    const outcome = await chooseRed('c3')
+    // Not refused on what it remembered: read, decided again, and written.
+    expect(outcome.ok).toBe(true)
+    expect(log).toEqual(['writtenCards', 'getCard', 'casCard'])
+    expect((await asking).answers).toEqual([{ id: 'colour', selected: ['Red'] }])
+    const clicks = (await store.listAudit({ callId: 'three' })).filter((e) => e.kind === 'interaction')
+    expect(clicks.map((e) => e.refused ?? false)).toEqual([false])
   })
 })

@@ -343,8 +343,8 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
     expect(await here.casCard(a1, 0, { status: 'open', n: 0 })).toBe(1)
     expect(await here.casCard(b1, 0, { status: 'open' })).toBe(1)
     expect(here.writtenCards('call-1')).toEqual([
-      { ...a1, version: 1, state: { status: 'open', n: 0 } },
-      { ...b1, version: 1, state: { status: 'open' } },
+      { ...a1, version: 1, state: { status: 'open', n: 0 }, remembered: true },
+      { ...b1, version: 1, state: { status: 'open' }, remembered: true },
     ])
     // Each use parses anew: what a caller does to one does not change the next.
     const [mine] = here.writtenCards<{ n: number }>('call-1')
@@ -353,11 +353,18 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
     expect(there.writtenCards('call-1')).toEqual([])
     // A write of its own is remembered in place of the one before.
     expect(await here.casCard(a1, 1, { status: 'open', n: 1 })).toBe(2)
-    expect(here.writtenCards('call-1')[1]).toEqual({ ...a1, version: 2, state: { status: 'open', n: 1 } })
+    expect(here.writtenCards('call-1')[1]).toEqual({
+      ...a1,
+      version: 2,
+      state: { status: 'open', n: 1 },
+      remembered: true,
+    })
     // Another handle writes the card; this one, deciding on what it remembers, loses.
     expect(await there.casCard(a1, 2, { status: 'answered', n: 2 })).toBe(3)
     expect(await here.casCard(a1, 2, { status: 'answered', n: 'here' })).toBeUndefined()
-    expect(here.writtenCards('call-1')).toEqual([{ ...b1, version: 1, state: { status: 'open' } }])
+    expect(here.writtenCards('call-1')).toEqual([
+      { ...b1, version: 1, state: { status: 'open' }, remembered: true },
+    ])
     expect(await here.getCard(a1)).toEqual({ version: 3, state: { status: 'answered', n: 2 } })
     // A step that throws writes nothing, and drops what was remembered.
     await expect(

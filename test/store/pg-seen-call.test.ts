@@ -195,7 +195,7 @@ it('a click on a card this process just wrote is decided without reading it back
   const sent = watchWire()
   // The click's card, as an adapter finds it from the component's reference.
   const card = await cardOfRef(store, { callId: key.callId, agent: agentTag(key.agentId) })
-  expect(card).toEqual({ ...key, version: 1, state: { n: 0 } })
+  expect(card).toEqual({ ...key, version: 1, state: { n: 0 }, remembered: true })
   expect(await cardOfRef(store, { callId: key.callId, agent: agentTag('bob') })).toBeUndefined()
   expect(sent).toHaveLength(1)
   expect(sent[0]).toMatch(/FROM askbridge_cards c WHERE c.call_id = \$1/)
@@ -208,7 +208,7 @@ it('a click on a card this process just wrote is decided without reading it back
   expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(.*; EXECUTE askbridge_x_/s)
   expect((await store.getCall(key))?.state).toBe('settled')
   // What it wrote is the hint now; a card of another call is not.
-  expect(store.writtenCards(key.callId)).toEqual([{ ...key, version: 2, state: { n: 1 } }])
+  expect(store.writtenCards(key.callId)).toEqual([{ ...key, version: 2, state: { n: 1 }, remembered: true }])
   expect(store.writtenCards('call-never-written')).toEqual([])
 })
 
@@ -230,6 +230,40 @@ it("a hint another process's write made stale decides nothing: the click is deci
   expect((await here.events({ callId: key.callId })).map((e) => e.type)).toEqual(['asked', 'answered'])
 })
 
+it('a card deleted and made again under the same key at the same version: a decision on the one remembered writes nothing', async () => {
+  const here = await open()
+  const there = await open()
+  // Each way a decision is written: the card alone; a completing click on the call row remembered
+  // with it, or decided under the lock; a step of no event (the card, then the call's rows).
+  const ways: Array<{ name: string; step?: CallStep; hinted?: boolean }> = [
+    { name: 'card' },
+    { name: 'hinted', step: answering([]), hinted: true },
+    { name: 'locked', step: answering([]) },
+    { name: 'none', step: () => [] },
+  ]
+  for (const { name, step, hinted } of ways) {
+    const call = { ...key, callId: `again-${name}` }
+    const { asked: askedAgain, answered: answeredAgain } = askAndAnswer(call)
+    await here.append(askedAgain)
+    expect(await here.casCard(call, 0, { n: 0 })).toBe(1)
+    // Retention on another replica deletes the card, and a card is made again under its key (the
+    // notifications of both lost to this process): version 1 again, another card.
+    await stores.query('DELETE FROM askbridge_cards WHERE call_id = $1', [call.callId])
+    expect(await there.casCard(call, 0, { n: 'new' })).toBe(1)
+    if (hinted) expect(here.writtenCards(call.callId)).toHaveLength(1)
+    const decided = step === undefined ? undefined : name === 'none' ? step : answering([], answeredAgain)
+    expect(await here.casCard(call, 1, { n: 'here' }, [], decided), name).toBeUndefined()
+    expect(here.writtenCards(call.callId), name).toEqual([])
+    expect((await here.getCard(call))?.state, name).toEqual({ n: 'new' })
+    expect(
+      (await here.events({ callId: call.callId })).map((e) => e.type),
+      name,
+    ).toEqual(['asked'])
+    // Decided again on the card as read, it is written.
+    expect(await here.casCard(call, 1, { n: 'here' }, [], decided), name).toBe(2)
+  }
+})
+
 it("another process's write, once notified, drops this one's hint of that call", async () => {
   const here = await open()
   const there = await open()
@@ -244,5 +278,7 @@ it("another process's write, once notified, drops this one's hint of that call",
   expect(await there.casCard(key, 1, { n: 'there' })).toBe(2)
   await until(() => here.writtenCards(key.callId).length === 0)
   // The other call's hint stays: nothing was written to it.
-  expect(here.writtenCards(other.callId)).toEqual([{ ...other, version: 1, state: { n: 0 } }])
+  expect(here.writtenCards(other.callId)).toEqual([
+    { ...other, version: 1, state: { n: 0 }, remembered: true },
+  ])
 })

@@ -12,11 +12,15 @@ it('keeps the calls written last, up to its limit, the oldest write going first'
   expect(written.cards('b')).toEqual([])
   const rows: unknown[] = []
   expect(written.cards('a', (k, version, record) => rows.push([k.callId, version, record]))).toEqual([
-    { ...key('a'), version: 2, state: { n: 2 } },
+    { ...key('a'), version: 2, state: { n: 2 }, remembered: true },
   ])
   expect(rows).toEqual([['a', 2, 'ra']])
   // A row without a card is no card.
   expect(written.cards('c')).toEqual([])
   written.forget(key('a'))
   expect(written.cards('a')).toEqual([])
+  expect(written.card(key('a'))).toBeUndefined()
+  // The card as last written, with its identity where the store gave one.
+  written.wrote(key('d'), { card: { version: 3, state: '{}', identity: '41' } })
+  expect(written.card(key('d'))).toEqual({ version: 3, state: '{}', identity: '41' })
 })
