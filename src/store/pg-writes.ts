@@ -185,7 +185,8 @@ export async function writeCardAndEvent(
  * are written only if the call's record is still `seenRecord`, read under the lock, and the card
  * still at its expected version. The event's seq is drawn in the statement; `settledBySeq` says the
  * folded row takes it as its `settledSeq` (written in the record and its column).
- * `guarded`: the call row was as seen; `written`: the card (and so all four) was written. The
+ * `guarded`: the call row was as seen; `ord`: the card's identity, when it (and so all four) was
+ * written; `written` reads the notification's mark, which a CTE left unread would not set. The
  * notifications go in `notes`, sent after the COMMIT if the card was written.
  */
 export function guardedCardAndEvent(

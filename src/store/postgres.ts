@@ -386,11 +386,10 @@ export class PostgresStore implements Store {
       [{ sql: lockStatement(card.key) }, write],
       notes,
     )
-    const row = result?.rows[0] as { guarded: number; written: number; ord: string | null } | undefined
+    const row = result?.rows[0] as { guarded: number; ord: string | null } | undefined
     if (!row?.guarded) return 'moved'
-    return row.written === 1 && row.ord !== null
-      ? { version: card.expectedVersion + 1, identity: String(row.ord) }
-      : undefined
+    // The card's identity comes back only when it was written (and with it the other three rows).
+    return row.ord === null ? undefined : { version: card.expectedVersion + 1, identity: String(row.ord) }
   }
 
   async casCard<T>(
@@ -401,6 +400,7 @@ export class PostgresStore implements Store {
     call?: CallStep,
   ): Promise<number | undefined> {
     this.check()
+    const remembered = this.#written.card(key)
     // The notification goes once the write has committed: a process waiting on this card re-reads it.
     const card: writes.CardWrite = {
       key,
@@ -411,8 +411,7 @@ export class PostgresStore implements Store {
       audit,
       notify: { channel: this.channel, payload: noteOf(this.instanceId, key, 'c') },
       // Deciding on the card as this process wrote it: written only onto that same card.
-      identity:
-        this.#written.card(key)?.version === expectedVersion ? this.#written.card(key)?.identity : undefined,
+      identity: remembered?.version === expectedVersion ? remembered.identity : undefined,
     }
     // With a call step, the row's record is the statement's to finish (the seq it draws): not kept.
     return this.#written.writing(
