@@ -205,9 +205,11 @@ export interface Store {
   /** Every agent's card with this callId, oldest first: resolves a component that carries a callId. */
   findCards<T>(callId: string): Promise<Array<VersionedCard<T> & CallKey>>
   /**
-   * Cards with this callId as this process last wrote them, without reading them back: a click is
-   * decided on one of these at once. A hint, never the truth: `casCard` fails on a card that has
-   * moved on since, and the click is then decided again on the card read.
+   * Cards with this callId as this process last wrote them (`remembered`), without reading them
+   * back: a click is decided on one of these at once. A hint, never the truth: `casCard` fails on a
+   * card that has moved on since (or, on PostgreSQL, that was made again under its key), and the
+   * click is then decided again on the card read; a decision that writes nothing is never taken
+   * on one (see `VersionedCard.remembered`).
    */
   writtenCards<T>(callId: string): Array<VersionedCard<T> & CallKey>
   /** Cards, least recently updated first; `statuses` filters on the card's `state.status`. */

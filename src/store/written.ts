@@ -21,9 +21,10 @@ export interface WrittenCall {
 /**
  * The last write of each of the few hundred calls this process wrote last (`Store.writtenCards`):
  * a click on a card this process just wrote is decided on it without reading the card back. A hint
- * only: the decision's compare-and-set fails on a card that moved on since, and the click is then
- * decided again on the card as read. The store drops a call's hint when its write conflicts or
- * fails, and when it learns that another process wrote the call.
+ * only: the decision's compare-and-set fails on a card that moved on since (compared on its
+ * identity too, where the store gives one), and the click is then decided again on the card as
+ * read. The store drops a call's hint when its write conflicts or fails, and when it learns that
+ * another process wrote the call.
  */
 export class WrittenCards {
   readonly #calls = new Map<string, { key: CallKey } & WrittenCall>()
@@ -46,9 +47,9 @@ export class WrittenCards {
   }
 
   /**
-   * Run a card's compare-and-set (`write`, which returns the new version or undefined on a
-   * conflict) and remember its outcome: the card as written (`state`, its JSON) with what `also`
-   * says of the call, or, on a conflict or a failure, nothing.
+   * Run a card's compare-and-set (`write`, which returns what it wrote or undefined on a conflict)
+   * and remember its outcome: the card as written (`state`, its JSON, with its version and identity)
+   * with what `also` says of the call, or, on a conflict or a failure, nothing. Returns the version.
    */
   async writing(
     key: CallKey,
