@@ -32,11 +32,15 @@ export async function compareAndSet<T>(
   call: CallKey,
   decide: (current: VersionedCard<CardState> | undefined) => CasStep<T> | Promise<CasStep<T>>,
   busy: () => T,
-  /** The card as just read by the caller: the first attempt decides on it instead of reading again. */
-  first?: VersionedCard<CardState>,
+  /**
+   * The card as the caller already knows it (just read, or `card: undefined` for a call whose card
+   * is most likely not made yet): the first attempt decides on it instead of reading. A wrong guess
+   * costs one attempt: its write fails the compare-and-set, and the next attempt reads.
+   */
+  first?: { card: VersionedCard<CardState> | undefined },
 ): Promise<T> {
   for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-    const current = attempt === 0 && first ? first : await store.getCard<CardState>(call)
+    const current = attempt === 0 && first ? first.card : await store.getCard<CardState>(call)
     const step = await decide(current)
     if ('done' in step) return step.done
     if ('reread' in step) continue

@@ -264,7 +264,7 @@ export class ChatAnswerer {
         }
         throw request.signal.reason
       }
-      const posted = await this.copies.post(card, destinations)
+      const posted = await this.copies.post(card, destinations, { made: opened.made })
       if (posted === 0) {
         throw new UserQuestionError('PROVIDER_ERROR', 'the question could not be posted to any destination')
       }
@@ -365,7 +365,7 @@ export class ChatAnswerer {
       log: this.log,
       staffer: this.staffer,
       mutate: (call, change) => this.mutate(call, change),
-      postCopies: (card, destinations, keySuffix) => this.copies.post(card, destinations, keySuffix),
+      postCopies: (card, destinations, keySuffix) => this.copies.post(card, destinations, { keySuffix }),
     })
   }
 }

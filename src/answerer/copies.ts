@@ -111,11 +111,22 @@ export class CardCopies {
   /**
    * Post the card to each destination that has no copy yet. Returns how many copies exist. A
    * copy another bridge is posting is waited for and adopted (or taken over should that bridge
-   * die); with `wait: false` it is left to that bridge (or to the sweep).
+   * die); with `wait: false` it is left to that bridge (or to the sweep). `made`: the card was
+   * just made where none was stored, so it has no copies to look up first (its claims would
+   * still find one).
    */
-  async post(card: CardState, destinations: Destination[], keySuffix = '', wait = true): Promise<number> {
+  async post(
+    card: CardState,
+    destinations: Destination[],
+    {
+      keySuffix = '',
+      wait = true,
+      made = false,
+    }: { keySuffix?: string; wait?: boolean; made?: boolean } = {},
+  ): Promise<number> {
     const key = callKeyOf(card)
-    const existing = new Map((await this.#o.store.listPosts(key)).map((p) => [p.destKey, p]))
+    const posts = made ? [] : await this.#o.store.listPosts(key)
+    const existing = new Map(posts.map((p) => [p.destKey, p]))
     let count = 0
     await Promise.all(
       destinations.map(async (destination) => {
@@ -252,7 +263,7 @@ export class CardCopies {
       const done = new Set(posts.filter((p) => !isPostPending(p.ref)).map((p) => p.destKey))
       const recent = isLive(card) || (card.answeredAt ?? card.createdAt) > this.#o.now() - RECENT_MS
       if (!destinations.every((d) => done.has(destinationKey(d)))) {
-        if (isLive(card)) await this.post(card, destinations, '', false)
+        if (isLive(card)) await this.post(card, destinations, { wait: false })
         else {
           const pending = new Set(posts.filter((p) => isPostPending(p.ref)).map((p) => p.destKey))
           for (const d of destinations) {
@@ -285,10 +296,11 @@ export class CardCopies {
         await this.#o.turn()
         while (entry.dirty) {
           entry.dirty = false
-          const card = (await this.#o.store.getCard<CardState>(key))?.state
-          if (!card) return
+          const read = await this.#o.store.getCardWithPosts<CardState>(key)
+          if (!read) return
+          const card = read.state
           // A copy still being posted (or cut short by a crash) has no reference to update yet.
-          const posts = (await this.#o.store.listPosts(key)).filter((p) => !isPostPending(p.ref))
+          const posts = read.posts.filter((p) => !isPostPending(p.ref))
           await Promise.all(
             posts.map(async (post) => {
               const adapter = this.#o.adapters.get(post.platform)

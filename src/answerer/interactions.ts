@@ -265,6 +265,6 @@ export async function handleInteraction(
       }
     },
     () => ({ ok: false, message: 'This question is busy; please try again.' }),
-    found,
+    found && { card: found },
   )
 }

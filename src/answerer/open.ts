@@ -18,24 +18,34 @@ export interface OpenDeps {
   refresh: (call: CallKey) => void
 }
 
-/** The card for this call: the live one (a re-attach, also after a restart) or a new one. */
+/** A card as {@link openCard} left it. */
+export interface OpenedCard extends VersionedCard<CardState> {
+  /** Made by this ask where no card was stored: it has no copies yet. */
+  made: boolean
+}
+
+/**
+ * The card for this call: the live one (a re-attach, also after a restart) or a new one. An ask
+ * usually finds no card, so the first attempt makes one without reading: when a card is stored
+ * after all, that write fails its compare-and-set and the card is read and decided on.
+ */
 export async function openCard(
   deps: OpenDeps,
   request: AnswererRequest,
   plan: RoutePlan & { shown?: OnCallShown },
   destinations: Destination[],
-): Promise<VersionedCard<CardState>> {
+): Promise<OpenedCard> {
   const { callId } = request
   const key = { agentId: request.agent?.id ?? 'default', callId }
   // A hook's question: the whole tool input the hook kept, which the card's digest covers.
   const toolInput = request.tool ? await hookToolInput(deps.store, key) : undefined
-  return compareAndSet<VersionedCard<CardState>>(
+  return compareAndSet<OpenedCard>(
     deps.store,
     key,
     (existing) => {
       const same = existing && sameQuestions(existing.state, request) ? existing.state.status : undefined
       // A re-attach (also after a restart) finds the live card, or the answer it already has.
-      if (existing && (same === 'open' || same === 'answered')) return { done: existing }
+      if (existing && (same === 'open' || same === 'answered')) return { done: { ...existing, made: false } }
       if (existing && same === 'continued') {
         // A continued card asked again: the agent waits for it once more.
         const reopened: CardState = { ...existing.state, status: 'open' }
@@ -43,7 +53,7 @@ export async function openCard(
           write: reopened,
           after: (version) => {
             deps.refresh(key)
-            return { state: reopened, version }
+            return { state: reopened, version, made: false }
           },
         }
       }
@@ -54,13 +64,14 @@ export async function openCard(
         after: (version) => {
           // A reused callId: copies already posted show the new card.
           if (existing) deps.refresh(key)
-          return { state: card, version }
+          return { state: card, version, made: !existing }
         },
       }
     },
     () => {
       throw new UserQuestionError('PROVIDER_ERROR', `card for call "${callId}" kept changing`)
     },
+    { card: undefined },
   )
 }
 

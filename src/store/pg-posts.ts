@@ -7,6 +7,14 @@ const KEY = 'agent_id = $1 AND call_id = $2 AND dest_key = $3'
 const POST = 'agent_id, call_id, dest_key, platform, ref, created_at'
 
 /**
+ * A card's copies as one JSON array of post rows, in `listPosts`' order: a column of a statement
+ * reading `askbridge_cards c` (see pg-reads.ts, getCardWithPosts).
+ */
+export const POSTS_OF_CARD = `(SELECT json_agg(json_build_object('agent_id', p.agent_id, 'call_id', p.call_id,
+  'dest_key', p.dest_key, 'platform', p.platform, 'ref', p.ref, 'created_at', p.created_at) ORDER BY p.created_at, p.ord)
+  FROM askbridge_posts p WHERE p.agent_id = c.agent_id AND p.call_id = c.call_id) AS posts`
+
+/**
  * The PostgreSQL store's `askbridge_posts`: one copy per call and destination, and the claim of
  * the replica posting it (see Store.claimPost). The same rules as SQLite's (sqlite-posts.ts).
  */

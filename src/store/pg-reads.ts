@@ -1,7 +1,8 @@
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { pageOf } from './fold.js'
 import type { Queryable } from './pg-connect.js'
-import { type CardRow, cardsOf, listedCardsOf } from './rows.js'
+import { POSTS_OF_CARD } from './pg-posts.js'
+import { type CardRow, cardsOf, listedCardsOf, type PostRow, postOf } from './rows.js'
 import type {
   AuditEntry,
   CallKey,
@@ -9,6 +10,7 @@ import type {
   CallState,
   CardFilter,
   ListedCard,
+  PostRecord,
   StoredAuditEntry,
   StoredEvent,
   StoreEvent,
@@ -145,6 +147,28 @@ export async function getCard<T>(
   if (!row) return undefined
   seen?.(key, row.version, row.call_record)
   return { version: row.version, state: JSON.parse(row.state) as T }
+}
+
+/** {@link getCard} and the card's copies, in one statement. */
+export async function getCardWithPosts<T>(
+  c: Queryable,
+  key: CallKey,
+  seen?: SeenCall,
+): Promise<(VersionedCard<T> & { posts: PostRecord[] }) | undefined> {
+  const { rows } = await c.query<{
+    version: number
+    state: string
+    call_record: string | null
+    posts: PostRow[] | null
+  }>(
+    `SELECT c.version, c.state, ${CALL_RECORD}, ${POSTS_OF_CARD}
+     FROM askbridge_cards c WHERE c.agent_id = $1 AND c.call_id = $2`,
+    [key.agentId, key.callId],
+  )
+  const row = rows[0]
+  if (!row) return undefined
+  seen?.(key, row.version, row.call_record)
+  return { version: row.version, state: JSON.parse(row.state) as T, posts: (row.posts ?? []).map(postOf) }
 }
 
 export async function listCards<T>(c: Queryable, filter: CardFilter): Promise<Array<ListedCard<T>>> {

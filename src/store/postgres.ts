@@ -322,6 +322,11 @@ export class PostgresStore implements Store {
     return reads.getCard<T>(this.db, key, this.seeCall)
   }
 
+  async getCardWithPosts<T>(key: CallKey): Promise<(VersionedCard<T> & { posts: PostRecord[] }) | undefined> {
+    this.check()
+    return reads.getCardWithPosts<T>(this.db, key, this.seeCall)
+  }
+
   /**
    * The call rows beside the cards last read (card key → the card's version and the row's record):
    * a decision on the card taken soon after may go on the row as read (see `casCardOnSeenCall`).

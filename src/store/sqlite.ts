@@ -229,10 +229,23 @@ export class SqliteStore implements Store {
 
   async getCard<T>(key: CallKey): Promise<VersionedCard<T> | undefined> {
     this.check()
+    return this.readCard<T>(key)
+  }
+
+  private readCard<T>(key: CallKey): VersionedCard<T> | undefined {
     const row = this.stmts.getCard.get(key.agentId, key.callId) as
       | { version: number; state: string }
       | undefined
     return row ? { version: row.version, state: JSON.parse(row.state) as T } : undefined
+  }
+
+  async getCardWithPosts<T>(key: CallKey): Promise<(VersionedCard<T> & { posts: PostRecord[] }) | undefined> {
+    this.check()
+    // One read transaction: one snapshot, whatever the writer commits meanwhile.
+    return this.db.transaction(() => {
+      const card = this.readCard<T>(key)
+      return card && { ...card, posts: this.posts.list(key) }
+    })()
   }
 
   async casCard<T>(

@@ -188,6 +188,11 @@ export interface Store {
 
   getCard<T>(key: CallKey): Promise<VersionedCard<T> | undefined>
   /**
+   * The card with its copies (`listPosts`), read together in one snapshot (on PostgreSQL, one
+   * statement): what bringing every copy up to date needs. Undefined when no card is stored.
+   */
+  getCardWithPosts<T>(key: CallKey): Promise<(VersionedCard<T> & { posts: PostRecord[] }) | undefined>
+  /**
    * Write a card if its version is still `expectedVersion` (0: must not exist). Returns the new
    * version or undefined on conflict. `audit` entries are written in the same transaction, and
    * only when the card is: one commit for a step (a click applied and its audit). `call`, when

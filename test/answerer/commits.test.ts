@@ -65,7 +65,7 @@ async function askedWithCard(store: Store, log: string[], callId: string) {
       ...refFor(callId, 'agent'),
       interaction: { id, actor: ann, action: { type: 'choose', questionId: 'colour', label: 'Red' }, at: 1 },
     })
-  return { service, chat, asking, chooseRed }
+  return { service, chat, asking, chooseRed, adapter }
 }
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -129,6 +129,71 @@ describe('commits per step', () => {
       'answered',
     )
   })
+  it('an ask makes its card and posts its copy reading neither first; the copy is brought up to date with one read', async () => {
+    const real = openStore('memory')
+    const { store, log: calls } = counted(real, { reads: true })
+    const { asking, chooseRed, adapter } = await askedWithCard(store, calls, 'four')
+    // No card was stored under the call: made at once (no read), and so no copy to look up first.
+    // After posting, one read catches up with a change made meanwhile.
+    await until(() => calls.filter((c) => c === 'getCard').length === 1, 'the catch-up read')
+    // (What the answerer read when it started comes before the ask.)
+    expect(calls.slice(calls.indexOf('append'))).toEqual([
+      'append',
+      'casCard',
+      'claimPost',
+      'updatePost',
+      'getCard',
+    ])
+    calls.length = 0
+    expect((await chooseRed('c4')).ok).toBe(true)
+    expect((await asking).answers).toEqual([{ id: 'colour', selected: ['Red'] }])
+    await until(() => adapter.messagesFor('four')[0]?.updates === 1, 'the copy updated')
+    // The click's commit, then the copy's update: the card and its copies in one read.
+    expect(calls).toEqual(['writtenCards', 'casCard', 'getCardWithPosts'])
+  })
+
+  it('an ask whose card is already stored (asked again after its window closed) decides on the card as stored', async () => {
+    const real = openStore('memory')
+    const { store, log: calls } = counted(real, { reads: true })
+    const adapter = new MemoryAdapter('slack')
+    const { service, chat, close } = await startAnswerer({
+      adapters: [adapter],
+      destinations: [{ platform: 'slack', channel: 'C1' }],
+      store,
+    })
+    cleanups.push(close)
+    const agent = service.agents.ensure('agent')
+    expect(await service.askTimed({ questions: [colour], agent }, 'five', 50)).toMatchObject({
+      pending: true,
+    })
+    await until(
+      async () => (await chat.host.getCard(refFor('five', 'agent')))?.status === 'continued',
+      'the card continued',
+    )
+    calls.length = 0
+    // Asked again: the first write, made as if no card were stored, fails its compare-and-set; the
+    // card is read, opened again, and its copy looked up rather than posted anew.
+    const again = service.ask({ questions: [colour], agent, wait: { callId: 'five' } })
+    await until(() => calls.includes('listPosts'), 'the copy looked up')
+    expect(calls.slice(0, 5)).toEqual(['append', 'casCard', 'getCard', 'casCard', 'listPosts'])
+    await until(
+      async () => (await chat.host.getCard(refFor('five', 'agent')))?.status === 'open',
+      'open again',
+    )
+    expect(adapter.messagesFor('five')).toHaveLength(1)
+    await chat.host.handle({
+      ...refFor('five', 'agent'),
+      interaction: {
+        id: 'c5',
+        actor: ann,
+        action: { type: 'choose', questionId: 'colour', label: 'Red' },
+        at: 1,
+      },
+    })
+    expect((await again).answers).toEqual([{ id: 'colour', selected: ['Red'] }])
+    expect(adapter.messagesFor('five')).toHaveLength(1)
+  })
+
   it('a refusal is never decided on the card as this process wrote it: decided again on the card as stored, and only that audited', async () => {
     const dir = tempDir()
     cleanups.push(dir.cleanup)

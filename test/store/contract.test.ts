@@ -571,6 +571,39 @@ describe.each(kinds)('store contract: $name', ({ make }) => {
     ])
   })
 
+  it('reads a card with its copies as listPosts lists them; none without a card', async () => {
+    const store = await open()
+    const other = await open()
+    const post = (destKey: string, createdAt: number, ref: unknown) => ({
+      ...a1,
+      destKey,
+      platform: destKey.split(':')[0] as string,
+      ref,
+      createdAt,
+    })
+    expect(await store.addPost(post('slack:C1', 5, { ts: '1.5' }))).toBe(true)
+    expect(await store.getCardWithPosts(a1)).toBeUndefined()
+    expect(await store.casCard(a1, 0, { status: 'open', text: "quote ' NUL \u0000 ☃" })).toBe(1)
+    expect(await store.getCardWithPosts(a1)).toEqual({
+      version: 1,
+      state: { status: 'open', text: "quote ' NUL \u0000 ☃" },
+      posts: await store.listPosts(a1),
+    })
+    expect(await other.addPost(post('discord:1', 1, { id: '9007199254740993', big: 2 ** 53 }))).toBe(true)
+    expect(await other.addPost(post('web', 5, null))).toBe(true)
+    expect(await other.addPost({ ...post('web', 2, 'bob'), agentId: 'bob' })).toBe(true)
+    expect(await other.casCard(a1, 1, { status: 'answered' })).toBe(2)
+    const read = await store.getCardWithPosts(a1)
+    expect(read?.version).toBe(2)
+    expect(read?.state).toEqual({ status: 'answered' })
+    expect(read?.posts).toEqual(await store.listPosts(a1))
+    expect(read?.posts.map((p) => [p.destKey, p.ref, p.createdAt])).toEqual([
+      ['discord:1', { id: '9007199254740993', big: 2 ** 53 }, 1],
+      ['slack:C1', { ts: '1.5' }, 5],
+      ['web', null, 5],
+    ])
+  })
+
   it('one claim to post each copy: held while renewed, taken over once lapsed, ended by the post', async () => {
     // Two handles on one database: two bridges.
     const [one, two] = [await open(), await open()]
