@@ -46,8 +46,8 @@ function counted(store: Store, { reads = false } = {}): { store: Store; log: str
   return { store: proxy, log }
 }
 
-/** The real service and chat answerer on `store`, a blocking ask `callId` and its card posted and recorded. */
-async function askedWithCard(store: Store, log: string[], callId: string) {
+/** The real service and chat answerer on `store`, posting to one Slack channel of a memory adapter. */
+async function answererOn(store: Store) {
   const adapter = new MemoryAdapter('slack')
   const { service, chat, close } = await startAnswerer({
     adapters: [adapter],
@@ -56,16 +56,22 @@ async function askedWithCard(store: Store, log: string[], callId: string) {
   })
   cleanups.push(close)
   const agent = service.agents.ensure('agent')
-  const asking = service.ask({ questions: [colour], agent, wait: { callId } })
-  await until(() => adapter.messagesFor(callId).length === 1, 'card posted')
-  await until(() => log.includes('updatePost'), 'post recorded')
-  /** Ann chooses Red on the card. */
-  const chooseRed = (id: string) =>
+  /** Ann chooses Red on the card of `callId`. */
+  const chooseRed = (callId: string, id: string) =>
     chat.host.handle({
       ...refFor(callId, 'agent'),
       interaction: { id, actor: ann, action: { type: 'choose', questionId: 'colour', label: 'Red' }, at: 1 },
     })
-  return { service, chat, asking, chooseRed, adapter }
+  return { adapter, service, chat, agent, chooseRed }
+}
+
+/** {@link answererOn}, a blocking ask `callId` and its card posted and recorded. */
+async function askedWithCard(store: Store, log: string[], callId: string) {
+  const { adapter, service, chat, agent, chooseRed } = await answererOn(store)
+  const asking = service.ask({ questions: [colour], agent, wait: { callId } })
+  await until(() => adapter.messagesFor(callId).length === 1, 'card posted')
+  await until(() => log.includes('updatePost'), 'post recorded')
+  return { service, chat, asking, chooseRed: (id: string) => chooseRed(callId, id), adapter }
 }
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -155,14 +161,7 @@ describe('commits per step', () => {
   it('an ask whose card is already stored (asked again after its window closed) decides on the card as stored', async () => {
     const real = openStore('memory')
     const { store, log: calls } = counted(real, { reads: true })
-    const adapter = new MemoryAdapter('slack')
-    const { service, chat, close } = await startAnswerer({
-      adapters: [adapter],
-      destinations: [{ platform: 'slack', channel: 'C1' }],
-      store,
-    })
-    cleanups.push(close)
-    const agent = service.agents.ensure('agent')
+    const { adapter, service, chat, agent, chooseRed } = await answererOn(store)
     expect(await service.askTimed({ questions: [colour], agent }, 'five', 50)).toMatchObject({
       pending: true,
     })
@@ -181,15 +180,7 @@ describe('commits per step', () => {
       'open again',
     )
     expect(adapter.messagesFor('five')).toHaveLength(1)
-    await chat.host.handle({
-      ...refFor('five', 'agent'),
-      interaction: {
-        id: 'c5',
-        actor: ann,
-        action: { type: 'choose', questionId: 'colour', label: 'Red' },
-        at: 1,
-      },
-    })
+    expect((await chooseRed('five', 'c5')).ok).toBe(true)
     expect((await again).answers).toEqual([{ id: 'colour', selected: ['Red'] }])
     expect(adapter.messagesFor('five')).toHaveLength(1)
   })
