@@ -5,13 +5,16 @@ import type { CallKey, PostClaim, PostRecord } from './types.js'
 const KEY = 'agent_id = $1 AND call_id = $2 AND dest_key = $3'
 /** A copy's columns, named: the statements are prepared, and a column added later must not change their rows. */
 const POST = 'agent_id, call_id, dest_key, platform, ref, created_at'
+/** The order `listPosts` gives a card's copies in. */
+const POSTS_ORDER = 'created_at, ord'
 
 /**
- * A card's copies as one JSON array of post rows, in `listPosts`' order: a column of a statement
- * reading `askbridge_cards c` (see pg-reads.ts, getCardWithPosts).
+ * A card's copies as one JSON array of post rows ({@link POST}), in `listPosts`' order: a column
+ * of a statement reading `askbridge_cards c` (see pg-reads.ts, getCardWithPosts).
  */
-export const POSTS_OF_CARD = `(SELECT json_agg(json_build_object('agent_id', p.agent_id, 'call_id', p.call_id,
-  'dest_key', p.dest_key, 'platform', p.platform, 'ref', p.ref, 'created_at', p.created_at) ORDER BY p.created_at, p.ord)
+export const POSTS_OF_CARD = `(SELECT json_agg(json_build_object(${POST.split(', ')
+  .map((column) => `'${column}', p.${column}`)
+  .join(', ')}) ORDER BY ${POSTS_ORDER.replace(/(\w+)/g, 'p.$1')})
   FROM askbridge_posts p WHERE p.agent_id = c.agent_id AND p.call_id = c.call_id) AS posts`
 
 /**
@@ -97,7 +100,7 @@ export class PgPosts {
 
   async list(key: CallKey): Promise<PostRecord[]> {
     const { rows } = await this.db.query<PostRow>(
-      `SELECT ${POST} FROM askbridge_posts WHERE agent_id = $1 AND call_id = $2 ORDER BY created_at, ord`,
+      `SELECT ${POST} FROM askbridge_posts WHERE agent_id = $1 AND call_id = $2 ORDER BY ${POSTS_ORDER}`,
       [key.agentId, key.callId],
     )
     return rows.map(postOf)
