@@ -39,13 +39,10 @@ export function addQuestionRoutes(router: Router, deps: ApiDeps): void {
 
   router.add('GET', '/v1/questions/:callId', async ({ params, url, res, caller }) => {
     const key = await ownCall(callerOf(caller), params.callId ?? '', agentParam(url))
-    const [call, card, posts] = await Promise.all([
-      service.getCall(key),
-      store.getCard<CardState>(key),
-      store.listPosts(key),
-    ])
+    // The card and its copies from one snapshot (a copy exists only beside its card).
+    const [call, card] = await Promise.all([service.getCall(key), store.getCardWithPosts<CardState>(key)])
     if (!call && !card) throw notFound(key)
-    sendJson(res, 200, callView(key, call, card?.state, posts))
+    sendJson(res, 200, callView(key, call, card?.state, card?.posts ?? []))
   })
 
   router.add('DELETE', '/v1/questions/:callId', async ({ params, url, res, caller }) => {
