@@ -64,8 +64,44 @@ function callParams(call: CallRecord): unknown[] {
   ]
 }
 
+/**
+ * One event and its call's folded row, in one statement sent with the COMMIT (one round trip): the
+ * event goes in under `seq`, reserved by the transaction's opening (pg-leases.ts), so the row could
+ * be folded before the statement. `lease`: this process takes the call's deadline (a timed ask), in
+ * the same row write. `note` is sent once committed. Returns the call's record as written.
+ */
+export async function commitEventAndCall(
+  end: TransactionEnd,
+  event: { event: StoreEvent; seq: number; at: number; note: Note },
+  call: CallRecord,
+  lease?: Lease,
+): Promise<string> {
+  end.notes.add(event.note)
+  const { agentId, callId, type } = event.event
+  const params: unknown[] = [agentId, callId, event.seq, type, event.at, JSON.stringify(event.event)]
+  params.push(...callParams(call).slice(2))
+  const leased = lease ? ', lease_owner, lease_until' : ''
+  if (lease) params.push(lease.owner, lease.until)
+  await end.commitWith(
+    `WITH event AS (
+       INSERT INTO askbridge_events (seq, agent_id, call_id, type, at, data) VALUES ($3, $1, $2, $4, $5, $6)
+     )
+     INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, ended_at, record${leased})
+     VALUES ($1, $2, $7, $8, $9, $10, $11, $12, $13, $14${lease ? ', $15, $16' : ''})
+     ${CALL_UPSERT}${lease ? ', lease_owner = excluded.lease_owner, lease_until = excluded.lease_until' : ''}`,
+    params,
+  )
+  return params[13] as string
+}
+
+/** A timed call's deadline held by the process `owner` until `until` (epoch ms). */
+export interface Lease {
+  owner: string
+  until: number
+}
+
 /** This process waits on a timed call: its deadline is this process's until `until`. */
-export async function takeLease(c: Queryable, key: CallKey, owner: string, until: number): Promise<void> {
+export async function takeLease(c: Queryable, key: CallKey, { owner, until }: Lease): Promise<void> {
   await c.query(
     'UPDATE askbridge_calls SET lease_owner = $1, lease_until = $2 WHERE agent_id = $3 AND call_id = $4',
     [owner, until, key.agentId, key.callId],

@@ -252,15 +252,60 @@ export class PostgresStore implements Store {
       at,
     })
     if (next) this.#written.wrote(event, { record: await writes.writeCall(c, next) })
-    // This process waits on it: the deadline is its own while the lease is renewed.
-    if (event.type === 'asked' && event.timed) {
-      await writes.takeLease(c, event, this.instanceId, at + this.leaseMs)
-    }
+    const lease = this.leaseOf(event, at)
+    if (lease) await writes.takeLease(c, event, lease)
     return next
+  }
+
+  /** An ask waiting here: its deadline is this process's own while the lease is renewed. */
+  private leaseOf(event: StoreEvent, at: number): writes.Lease | undefined {
+    return event.type === 'asked' && event.timed
+      ? { owner: this.instanceId, until: at + this.leaseMs }
+      : undefined
+  }
+
+  /**
+   * {@link insert} as the transaction's last statement, sent with its COMMIT: the event under `seq`,
+   * which the transaction's opening reserved with the call's lock and row (`txOnCall`), so an
+   * append is two round trips in all. False when the event leaves no row to write: then nothing
+   * is written, and the caller inserts as usual.
+   */
+  private async commitEvent(
+    end: TransactionEnd,
+    event: StoreEvent,
+    call: CallRecord | undefined,
+    seq: number,
+  ): Promise<boolean> {
+    const at = this.now()
+    const row = foldCall(call, { ...event, seq, at })
+    if (!row) return false
+    const note = this.eventNote(event)
+    const record = await writes.commitEventAndCall(
+      end,
+      { event, seq, at, note },
+      row,
+      this.leaseOf(event, at),
+    )
+    this.#written.wrote(event, { record })
+    return true
   }
 
   async append(...events: StoreEvent[]): Promise<void> {
     if (events.length === 0) return this.check()
+    const [only] = events
+    if (only && events.length === 1) {
+      // The usual append (an ask's `asked`): the call's lock, row and the event's seq, then the
+      // event and the row with the COMMIT.
+      await this.txOnCall(
+        only,
+        async (c, call, seq, end) => {
+          if (seq === undefined || !(await this.commitEvent(end, only, call, seq)))
+            await this.insert(c, end.notes, only, call)
+        },
+        true,
+      )
+      return
+    }
     await this.tx(async (c, notes) => {
       // Locks in one order, so two appends naming the same calls cannot deadlock.
       const keys = new Map(events.map((e) => [`${e.agentId}\u0000${e.callId}`, e as CallKey]))
@@ -270,13 +315,21 @@ export class PostgresStore implements Store {
   }
 
   async transact<T>(key: CallKey, decide: Decision<T>): Promise<T> {
-    return this.txOnCall(key, async (c, row, _seq, end) => {
-      let call = row
-      const { events, result } = decide(call ? structuredClone(call) : undefined)
-      for (const event of ownEvents(key, events, 'transact'))
-        call = await this.insert(c, end.notes, event, call)
-      return result
-    })
+    return this.txOnCall(
+      key,
+      async (c, row, seq, end) => {
+        let call = row
+        const { events, result } = decide(call ? structuredClone(call) : undefined)
+        const own = ownEvents(key, events, 'transact')
+        // One event (most decisions): written with the COMMIT, under the seq reserved with the lock.
+        const [only] = own
+        if (only && own.length === 1 && seq !== undefined && (await this.commitEvent(end, only, call, seq)))
+          return result
+        for (const event of own) call = await this.insert(c, end.notes, event, call)
+        return result
+      },
+      true,
+    )
   }
 
   async getCall(key: CallKey): Promise<CallRecord | undefined> {

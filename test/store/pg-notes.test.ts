@@ -162,15 +162,22 @@ it('a transaction of several statements notifies after its COMMIT, once it has c
   const other = await open()
   const { heard, until } = await hear(other)
 
-  // An ask: the event, the call row and the lease in one transaction; its note follows the COMMIT.
+  // An ask: two round trips. The call's lock, its row and the event's seq; then the event, the call
+  // row and the lease in one statement with the COMMIT, its note after the COMMIT.
   const sent = watchWire()
   await store.append(asked)
   vi.restoreAllMocks()
-  expect(sent.filter((q) => q.includes('pg_notify'))).toEqual([
+  expect(sent).toEqual([
+    expect.stringMatching(/^BEGIN; SELECT pg_advisory_xact_lock.*; SELECT record .*; SELECT nextval/s),
     expect.stringMatching(
-      /^SELECT set_config\('askbridge\.committed', '(\d+)', false\); COMMIT; SELECT pg_notify\(.*WHERE current_setting\('askbridge\.committed', true\) = '\1'$/s,
+      /^WITH event AS \(\s*INSERT INTO askbridge_events .*INSERT INTO askbridge_calls .*lease_owner, lease_until.*; SELECT set_config\('askbridge\.committed', '(\d+)', false\); COMMIT; SELECT pg_notify\(.*WHERE current_setting\('askbridge\.committed', true\) = '\1'$/s,
     ),
   ])
+  const rows = await stores.query(
+    'SELECT lease_owner, lease_until FROM askbridge_calls WHERE agent_id = $1 AND call_id = $2',
+    [key.agentId, key.callId],
+  )
+  expect(rows).toEqual([{ lease_owner: expect.any(String), lease_until: expect.anything() }])
   // No statement before the COMMIT notifies.
   expect(sent.filter((q) => q.includes('pg_notify') && !q.includes('; COMMIT; '))).toEqual([])
 
