@@ -36,7 +36,7 @@ export async function writeEvent(
 export async function writeCall(c: Queryable, call: CallRecord): Promise<string> {
   const params = callParams(call)
   await c.query(
-    `INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, ended_at, record)
+    `INSERT INTO askbridge_calls (${CALL_COLUMNS})
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      ${CALL_UPSERT}`,
     params,
@@ -48,7 +48,11 @@ const CALL_UPSERT = `ON CONFLICT (agent_id, call_id) DO UPDATE SET state = exclu
        deadline = excluded.deadline, asked_seq = excluded.asked_seq, settled_seq = excluded.settled_seq,
        has_reply = excluded.has_reply, ended_at = excluded.ended_at, record = excluded.record`
 
-/** A call row's columns, in the order of the INSERT above. */
+/** A call row's columns, in the order of {@link callParams}. */
+const CALL_COLUMNS =
+  'agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, ended_at, record'
+
+/** A call row's values, in the order of {@link CALL_COLUMNS}. */
 function callParams(call: CallRecord): unknown[] {
   return [
     call.agentId,
@@ -86,7 +90,7 @@ export async function commitEventAndCall(
     `WITH event AS (
        INSERT INTO askbridge_events (seq, agent_id, call_id, type, at, data) VALUES ($3, $1, $2, $4, $5, $6)
      )
-     INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, ended_at, record${leased})
+     INSERT INTO askbridge_calls (${CALL_COLUMNS}${leased})
      VALUES ($1, $2, $7, $8, $9, $10, $11, $12, $13, $14${lease ? ', $15, $16' : ''})
      ${CALL_UPSERT}${lease ? ', lease_owner = excluded.lease_owner, lease_until = excluded.lease_until' : ''}`,
     params,
@@ -203,7 +207,7 @@ export async function writeCardAndEvent(
        call
          ? `,
      call AS (
-       INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, ended_at, record)
+       INSERT INTO askbridge_calls (${CALL_COLUMNS})
        SELECT $1, $2, $13, $14, $15, $16, $17, $18, $19, $20 FROM card
        ${CALL_UPSERT}
      )`
@@ -253,7 +257,7 @@ export function guardedCardAndEvent(
        SELECT s.seq, $1, $2, $10, $5, $11 FROM s
      ),
      call AS (
-       INSERT INTO askbridge_calls (agent_id, call_id, state, timed, deadline, asked_seq, settled_seq, has_reply, ended_at, record)
+       INSERT INTO askbridge_calls (${CALL_COLUMNS})
        SELECT $1, $2, $12, $13, $14, $15, CASE WHEN $21 THEN s.seq ELSE $16 END, $17, $18,
          CASE WHEN $21 THEN jsonb_set($19::text::jsonb, '{settledSeq}', to_jsonb(s.seq))::text ELSE $19 END
        FROM s
