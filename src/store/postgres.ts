@@ -290,20 +290,32 @@ export class PostgresStore implements Store {
     return true
   }
 
+  /**
+   * One call's events, in a transaction opened by `txOnCall` (`call`: its row under the lock; `seq`:
+   * reserved there). One event (most appends and decisions) goes with the COMMIT, under `seq`;
+   * more, or one that leaves no row, are inserted one by one.
+   */
+  private async writeEvents(
+    c: Queryable,
+    end: TransactionEnd,
+    events: StoreEvent[],
+    call: CallRecord | undefined,
+    seq: number | undefined,
+  ): Promise<void> {
+    const [only] = events
+    if (only && events.length === 1 && seq !== undefined && (await this.commitEvent(end, only, call, seq)))
+      return
+    let row = call
+    for (const event of events) row = await this.insert(c, end.notes, event, row)
+  }
+
   async append(...events: StoreEvent[]): Promise<void> {
     if (events.length === 0) return this.check()
     const [only] = events
     if (only && events.length === 1) {
       // The usual append (an ask's `asked`): the call's lock, row and the event's seq, then the
       // event and the row with the COMMIT.
-      await this.txOnCall(
-        only,
-        async (c, call, seq, end) => {
-          if (seq === undefined || !(await this.commitEvent(end, only, call, seq)))
-            await this.insert(c, end.notes, only, call)
-        },
-        true,
-      )
+      await this.txOnCall(only, (c, call, seq, end) => this.writeEvents(c, end, events, call, seq), true)
       return
     }
     await this.tx(async (c, notes) => {
@@ -317,15 +329,9 @@ export class PostgresStore implements Store {
   async transact<T>(key: CallKey, decide: Decision<T>): Promise<T> {
     return this.txOnCall(
       key,
-      async (c, row, seq, end) => {
-        let call = row
+      async (c, call, seq, end) => {
         const { events, result } = decide(call ? structuredClone(call) : undefined)
-        const own = ownEvents(key, events, 'transact')
-        // One event (most decisions): written with the COMMIT, under the seq reserved with the lock.
-        const [only] = own
-        if (only && own.length === 1 && seq !== undefined && (await this.commitEvent(end, only, call, seq)))
-          return result
-        for (const event of own) call = await this.insert(c, end.notes, event, call)
+        await this.writeEvents(c, end, ownEvents(key, events, 'transact'), call, seq)
         return result
       },
       true,
