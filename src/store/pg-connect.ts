@@ -222,12 +222,23 @@ class Marked {
   markFrom(placeholder: string): string {
     return `set_config('${this.#setting}', ${placeholder}, false)`
   }
-  /** The statement that sends `notes` only if the mark is set. */
-  send(notes: readonly Note[]): string {
+  /**
+   * The statement that sends `notes` only if the mark is set (or was copied to `setting` by
+   * {@link relay}).
+   */
+  send(notes: readonly Note[], setting = this.#setting): string {
     const sends = notes.map(
       (n) => `pg_notify(${pg.escapeLiteral(n.channel)}, ${pg.escapeLiteral(n.payload)})`,
     )
-    return `SELECT ${sends.join(', ')} WHERE current_setting('${this.#setting}', true) = '${this.#token}'`
+    return `SELECT ${sends.join(', ')} WHERE current_setting('${setting}', true) = '${this.#token}'`
+  }
+  /**
+   * The statement that copies the mark's setting, as it is now, to `setting`: in a transaction of
+   * several statements setting the same mark, the mark of each as it ran. A statement that did not
+   * write left another mark's token (or none), which never equals its own.
+   */
+  relay(setting: string): string {
+    return `SELECT set_config('${setting}', current_setting('${this.#setting}', true), false)`
   }
 }
 
@@ -266,6 +277,33 @@ export class TransactionNotes {
     if (this.#written) throw new Error('TransactionNotes: one statement per transaction may mark its write')
     this.#written = { marked: new Marked('askbridge.wrote'), notes }
     return this.#written.marked
+  }
+
+  /**
+   * How to end one transaction made of the statements of several (`members`, each with its own
+   * notes, in order): after each member's statements, the statement that keeps its mark apart
+   * from the next member's (`relays[i]`, or '' when it has none); then the COMMIT, every member's
+   * notes around it, each sent as its own transaction would send it. One member ends as
+   * {@link commit} ends it.
+   */
+  static ending(members: readonly TransactionNotes[]): { relays: string[]; commit: string } {
+    const [only] = members
+    if (only && members.length === 1) return { relays: [''], commit: only.commit() }
+    const all = new TransactionNotes()
+    const relays: string[] = []
+    const sends: string[] = []
+    members.forEach((member, i) => {
+      all.add(...member.#notes)
+      const written = member.#written
+      if (!written || written.notes.length === 0) {
+        relays.push('')
+        return
+      }
+      const setting = `askbridge.wrote_${i}`
+      relays.push(written.marked.relay(setting))
+      sends.push(written.marked.send(written.notes, setting))
+    })
+    return { relays, commit: [all.commit(), ...sends].join('; ') }
   }
 
   /** The COMMIT, with the marks and notes around it. */
@@ -374,18 +412,74 @@ async function onClient<T>(
  * results, in order. If a statement fails, PostgreSQL skips the rest and the transaction is rolled
  * back here; failures become StorageErrors, and a broken connection is discarded.
  */
-export function transactOnce(
+export async function transactOnce(
   pool: pg.Pool,
   where: string,
   statements: ReadonlyArray<OnceStatement>,
   notes = new TransactionNotes(),
 ): Promise<pg.QueryResult[]> {
+  const [results] = await transactTogether(pool, where, [{ statements, notes }])
+  return results ?? []
+}
+
+/** One transaction's part in {@link transactTogether}. */
+export interface OnceTransaction {
+  statements: ReadonlyArray<OnceStatement>
+  notes: TransactionNotes
+}
+
+/**
+ * Several transactions of {@link transactOnce}'s kind as one, in one round trip: one BEGIN, each
+ * one's statements in turn, one COMMIT, each one's notes sent as if it had committed alone. Each
+ * one's results, in order. They commit or fail together; {@link NotCommitted} says the server
+ * refused a statement and none of them committed.
+ */
+export function transactTogether(
+  pool: pg.Pool,
+  where: string,
+  transactions: ReadonlyArray<OnceTransaction>,
+): Promise<pg.QueryResult[][]> {
   return onClient(pool, where, async (client) => {
-    for (const s of statements) if (s.prepared) await prepareOn(client, s.sql)
-    const sql = statements.map(onceText).join('; ')
-    const results = (await client.query(`BEGIN; ${sql}; ${notes.commit()}`)) as unknown as pg.QueryResult[]
-    return results.slice(1, 1 + statements.length)
+    for (const t of transactions) for (const s of t.statements) if (s.prepared) await prepareOn(client, s.sql)
+    const { relays, commit } = TransactionNotes.ending(transactions.map((t) => t.notes))
+    const parts = ['BEGIN']
+    transactions.forEach((t, i) => {
+      parts.push(...t.statements.map(onceText))
+      if (relays[i]) parts.push(relays[i])
+    })
+    // What tells, should the round trip fail, whether it failed before the COMMIT or after it (a
+    // notification refused): set in the transaction, so only a COMMIT keeps it.
+    const together = String(++marks)
+    if (transactions.length > 1) parts.push(`SELECT set_config('askbridge.together', '${together}', false)`)
+    parts.push(commit)
+    let results: pg.QueryResult[]
+    try {
+      results = (await client.query(parts.join('; '))) as unknown as pg.QueryResult[]
+    } catch (error) {
+      if (transactions.length > 1 && error instanceof pg.DatabaseError) {
+        await client.query('ROLLBACK')
+        const { rows } = await client.query<{ t: string | null }>(
+          `SELECT current_setting('askbridge.together', true) AS t`,
+        )
+        if (rows[0]?.t !== together) throw new NotCommitted(error)
+      }
+      throw error
+    }
+    let at = 1
+    return transactions.map((t, i) => {
+      const own = results.slice(at, at + t.statements.length)
+      at += t.statements.length + (relays[i] ? 1 : 0)
+      return own
+    })
   })
+}
+
+/** {@link transactTogether}'s transactions were rolled back: the server refused `cause`, a statement of one. */
+export class NotCommitted extends Error {
+  constructor(cause: pg.DatabaseError) {
+    super(`not committed: ${cause.message}`, { cause })
+    this.name = 'NotCommitted'
+  }
 }
 
 /**

@@ -1,12 +1,11 @@
-import type pg from 'pg'
-import { statusOf } from './fold.js'
+import { callKeyString, statusOf } from './fold.js'
+import type { OnceBatches } from './pg-batches.js'
 import {
   type Note,
   type OnceStatement,
   type Queryable,
   type TransactionEnd,
   TransactionNotes,
-  transactOnce,
 } from './pg-connect.js'
 import type { AuditEntry, CallKey, CallRecord, StoreEvent } from './types.js'
 
@@ -155,16 +154,15 @@ export async function writeCard(
 }
 
 /**
- * {@link writeCard} as a transaction of its own, in one round trip, the notification sent after the
- * COMMIT if the card was written.
+ * {@link writeCard} as a transaction of its own, in one round trip (committed together with others
+ * that queue, see pg-batches.ts), the notification sent after the COMMIT if the card was written.
  */
-export async function writeCardOnce(pool: pg.Pool, where: string, card: CardWrite): Promise<CardWritten> {
+export async function writeCardOnce(batches: OnceBatches, card: CardWrite): Promise<CardWritten> {
   const notes = new TransactionNotes()
   const { mark, token } = notes.ifWrittenFrom([card.notify], '$10')
   const params = [...cardParams(card), token]
-  const [result] = await transactOnce(
-    pool,
-    where,
+  const [result] = await batches.run(
+    callKeyString(card.key),
     [
       {
         sql: `WITH ${cardAndAudit(card, params)} SELECT ord, ${mark} FROM card`,

@@ -5,6 +5,7 @@ import { setBounded } from '../bounded.js'
 import type { UserQuestionProjectionView } from '../protocol/types.js'
 import { StorageError } from './errors.js'
 import { callKeyString, foldCall, ownEvents } from './fold.js'
+import { OnceBatches } from './pg-batches.js'
 import {
   clientConfig,
   type Note,
@@ -15,7 +16,6 @@ import {
   type TransactionEnd,
   TransactionNotes,
   transaction,
-  transactOnce,
 } from './pg-connect.js'
 import { fromPgError } from './pg-errors.js'
 import { type LeaderHandlers, type Leadership, schemaLeadership } from './pg-leader.js'
@@ -98,6 +98,8 @@ export class PostgresStore implements Store {
   /** The pool, its failures mapped: a lost server is a StorageError (503), never a 500. */
   private readonly db: Queryable
   private readonly posts: PgPosts
+  /** Clicks committed together when they queue (see pg-batches.ts). */
+  private readonly batches: OnceBatches
   private readonly sessions: PgSessions
   private closed = false
 
@@ -118,6 +120,7 @@ export class PostgresStore implements Store {
         })) as Queryable['query'],
     }
     this.posts = new PgPosts(this.db)
+    this.batches = new OnceBatches(pool, where)
     this.sessions = new PgSessions(this.db)
     this.listener = new PgListener(clientConfig(target, options), channel, this.instanceId)
     // Renew the leases of this process's live timed waits. A failed renewal is retried next
@@ -444,9 +447,8 @@ export class PostgresStore implements Store {
       notes,
     )
     this.check()
-    const [, result] = await transactOnce(
-      this.pool,
-      this.target.redacted,
+    const [, result] = await this.batches.run(
+      callKeyString(card.key),
       [{ sql: lockStatement(card.key) }, write],
       notes,
     )
@@ -490,7 +492,7 @@ export class PostgresStore implements Store {
     const { key, expectedVersion } = card
     const version = expectedVersion + 1
     const as = (identity: string | undefined) => (identity === undefined ? undefined : { version, identity })
-    if (!call) return as(await writes.writeCardOnce(this.pool, this.target.redacted, card))
+    if (!call) return as(await writes.writeCardOnce(this.batches, card))
     const seen = this.takeSeenCall(key, expectedVersion)
     if (seen !== undefined) {
       const written = await this.casCardOnSeenCall(card, call, seen)
