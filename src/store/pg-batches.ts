@@ -1,11 +1,5 @@
 import type pg from 'pg'
-import {
-  NotCommitted,
-  type OnceStatement,
-  type TransactionNotes,
-  transactOnce,
-  transactTogether,
-} from './pg-connect.js'
+import { type OnceStatement, type TransactionNotes, transactOnce, transactTogether } from './pg-connect.js'
 
 /** Most transactions committed together. */
 const MOST = 32
@@ -24,8 +18,8 @@ interface Waiting {
  * `lanes` are on their way at a time, and each that arrives meanwhile waits for a lane, then goes
  * with the others that waited, as one transaction (one round trip, one COMMIT, one WAL flush).
  * Under load, the server's and this process's work per transaction is then a fraction of what it
- * is alone (the click is the store's commonest write); alone, a transaction goes at once, as
- * before. Each keeps its own statements, results and notes.
+ * is alone (the click is the store's commonest write); alone, a transaction goes at once. Each
+ * keeps its own statements, results and notes.
  *
  * Transactions committed together succeed or fail together. They take their locks in the order of
  * their `key` (the call's), so two such groups on one database wait for each other instead of
@@ -71,18 +65,18 @@ export class OnceBatches {
     const [only] = group
     if (only && group.length === 1) return this.#alone(only)
     group.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    let results: pg.QueryResult[][]
+    let together: Awaited<ReturnType<typeof transactTogether>>
     try {
-      results = await transactTogether(this.pool, this.where, group)
+      together = await transactTogether(this.pool, this.where, group)
     } catch (error) {
-      if (!(error instanceof NotCommitted)) {
-        for (const t of group) t.reject(error)
-        return
-      }
+      for (const t of group) t.reject(error)
+      return
+    }
+    if ('rolledBack' in together) {
       await Promise.all(group.map((t) => this.#alone(t)))
       return
     }
-    for (const [i, t] of group.entries()) t.resolve(results[i] ?? [])
+    for (const [i, t] of group.entries()) t.resolve(together[i] ?? [])
   }
 
   #alone(t: Waiting): Promise<void> {

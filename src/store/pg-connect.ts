@@ -418,8 +418,10 @@ export async function transactOnce(
   statements: ReadonlyArray<OnceStatement>,
   notes = new TransactionNotes(),
 ): Promise<pg.QueryResult[]> {
-  const [results] = await transactTogether(pool, where, [{ statements, notes }])
-  return results ?? []
+  const together = await transactTogether(pool, where, [{ statements, notes }])
+  // Alone, a refused statement is thrown as it is: only a group says it was rolled back.
+  if ('rolledBack' in together) throw fromPgError(together.rolledBack, where)
+  return together[0] ?? []
 }
 
 /** One transaction's part in {@link transactTogether}. */
@@ -431,14 +433,14 @@ export interface OnceTransaction {
 /**
  * Several transactions of {@link transactOnce}'s kind as one, in one round trip: one BEGIN, each
  * one's statements in turn, one COMMIT, each one's notes sent as if it had committed alone. Each
- * one's results, in order. They commit or fail together; {@link NotCommitted} says the server
- * refused a statement and none of them committed.
+ * one's results, in order. They commit or fail together; `rolledBack` (several only): the server
+ * refused a statement, and none of them committed.
  */
 export function transactTogether(
   pool: pg.Pool,
   where: string,
   transactions: ReadonlyArray<OnceTransaction>,
-): Promise<pg.QueryResult[][]> {
+): Promise<pg.QueryResult[][] | { rolledBack: pg.DatabaseError }> {
   return onClient(pool, where, async (client) => {
     for (const t of transactions) for (const s of t.statements) if (s.prepared) await prepareOn(client, s.sql)
     const { relays, commit } = TransactionNotes.ending(transactions.map((t) => t.notes))
@@ -461,7 +463,7 @@ export function transactTogether(
         const { rows } = await client.query<{ t: string | null }>(
           `SELECT current_setting('askbridge.together', true) AS t`,
         )
-        if (rows[0]?.t !== together) throw new NotCommitted(error)
+        if (rows[0]?.t !== together) return { rolledBack: error }
       }
       throw error
     }
@@ -472,14 +474,6 @@ export function transactTogether(
       return own
     })
   })
-}
-
-/** {@link transactTogether}'s transactions were rolled back: the server refused `cause`, a statement of one. */
-export class NotCommitted extends Error {
-  constructor(cause: pg.DatabaseError) {
-    super(`not committed: ${cause.message}`, { cause })
-    this.name = 'NotCommitted'
-  }
 }
 
 /**
