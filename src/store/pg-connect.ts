@@ -451,14 +451,14 @@ export function transactTogether(
     })
     // What tells, should the round trip fail, whether it failed before the COMMIT or after it (a
     // notification refused): set in the transaction, so only a COMMIT keeps it.
-    const together = String(++marks)
-    if (transactions.length > 1) parts.push(`SELECT set_config('askbridge.together', '${together}', false)`)
+    const together = transactions.length > 1 ? String(++marks) : undefined
+    if (together) parts.push(`SELECT set_config('askbridge.together', '${together}', false)`)
     parts.push(commit)
     let results: pg.QueryResult[]
     try {
       results = (await client.query(parts.join('; '))) as unknown as pg.QueryResult[]
     } catch (error) {
-      if (transactions.length > 1 && error instanceof pg.DatabaseError) {
+      if (together && error instanceof pg.DatabaseError) {
         await client.query('ROLLBACK')
         const { rows } = await client.query<{ t: string | null }>(
           `SELECT current_setting('askbridge.together', true) AS t`,

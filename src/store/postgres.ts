@@ -98,7 +98,7 @@ export class PostgresStore implements Store {
   /** The pool, its failures mapped: a lost server is a StorageError (503), never a 500. */
   private readonly db: Queryable
   private readonly posts: PgPosts
-  /** Clicks committed together when they queue (see pg-batches.ts). */
+  /** One-round-trip writes (clicks, card writes) committed together when they queue (pg-batches.ts). */
   private readonly batches: OnceBatches
   private readonly sessions: PgSessions
   private closed = false
