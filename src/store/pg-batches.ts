@@ -1,12 +1,14 @@
 import type pg from 'pg'
 import { type OnceStatement, type TransactionNotes, transactOnce, transactTogether } from './pg-connect.js'
+import { inLockOrder } from './pg-leases.js'
+import type { CallKey } from './types.js'
 
 /** Most transactions committed together. */
 const MOST = 32
 
 interface Waiting {
-  /** Orders the transactions committed together (see {@link OnceBatches}). */
-  key: string
+  /** The call whose lock the transaction takes, if any: orders those committed together. */
+  key: CallKey
   statements: ReadonlyArray<OnceStatement>
   notes: TransactionNotes
   resolve: (results: pg.QueryResult[]) => void
@@ -21,9 +23,9 @@ interface Waiting {
  * is alone (the click is the store's commonest write); alone, a transaction goes at once. Each
  * keeps its own statements, results and notes.
  *
- * Transactions committed together succeed or fail together. They take their locks in the order of
- * their `key` (the call's), so two such groups on one database wait for each other instead of
- * deadlocking. Should the server refuse a statement (a deadlock with a statement that locks several
+ * Transactions committed together succeed or fail together. They go in the order of their calls'
+ * locks ({@link inLockOrder}), so two such groups on one database (or a group and an append of
+ * several calls) wait for each other instead of deadlocking. Should the server refuse a statement (a deadlock with a statement that locks several
  * rows, or one member's own failure), it rolled them all back: each then runs again alone, and its
  * outcome is its own. Any other failure (a connection lost, a notification refused after the
  * COMMIT) fails them all, as it would each alone.
@@ -40,7 +42,7 @@ export class OnceBatches {
 
   /** {@link transactOnce}, committed together with the others waiting, should there be any. */
   run(
-    key: string,
+    key: CallKey,
     statements: ReadonlyArray<OnceStatement>,
     notes: TransactionNotes,
   ): Promise<pg.QueryResult[]> {
@@ -64,19 +66,19 @@ export class OnceBatches {
   async #commit(group: Waiting[]): Promise<void> {
     const [only] = group
     if (only && group.length === 1) return this.#alone(only)
-    group.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    const ordered = inLockOrder(group, (t) => t.key)
     let together: Awaited<ReturnType<typeof transactTogether>>
     try {
-      together = await transactTogether(this.pool, this.where, group)
+      together = await transactTogether(this.pool, this.where, ordered)
     } catch (error) {
-      for (const t of group) t.reject(error)
+      for (const t of ordered) t.reject(error)
       return
     }
     if ('rolledBack' in together) {
-      await Promise.all(group.map((t) => this.#alone(t)))
+      await Promise.all(ordered.map((t) => this.#alone(t)))
       return
     }
-    for (const [i, t] of group.entries()) t.resolve(together[i] ?? [])
+    for (const [i, t] of ordered.entries()) t.resolve(together[i] ?? [])
   }
 
   #alone(t: Waiting): Promise<void> {

@@ -1,5 +1,6 @@
 /** Timed waits across PostgreSQL replicas: the per-call advisory lock, lease renewal, and finding lapsed deadlines to take over. */
 import pg from 'pg'
+import { callKeyString } from './fold.js'
 import type { Queryable } from './pg-connect.js'
 import type { CallKey, CallRecord } from './types.js'
 
@@ -13,6 +14,16 @@ export const DEFAULT_LEASE_MS = 3000
 /** Serialize every decision on one call across processes, until the transaction ends. */
 export async function lockCall(c: Queryable, key: CallKey): Promise<void> {
   await c.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [key.agentId, key.callId])
+}
+
+/**
+ * `items` in the order their calls' locks are taken wherever one transaction takes several (that of
+ * the calls' keys): two such transactions then wait for each other, and never deadlock.
+ */
+export function inLockOrder<T>(items: readonly T[], keyOf: (item: T) => CallKey): T[] {
+  const keyed = items.map((item) => ({ item, key: callKeyString(keyOf(item)) }))
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  return keyed.map((k) => k.item)
 }
 
 /** {@link lockCall} as a statement of a simple query (the ids quoted as literals). */

@@ -1,4 +1,4 @@
-import { callKeyString, statusOf } from './fold.js'
+import { statusOf } from './fold.js'
 import type { OnceBatches } from './pg-batches.js'
 import {
   type Note,
@@ -162,7 +162,7 @@ export async function writeCardOnce(batches: OnceBatches, card: CardWrite): Prom
   const { mark, token } = notes.ifWrittenFrom([card.notify], '$10')
   const params = [...cardParams(card), token]
   const [result] = await batches.run(
-    callKeyString(card.key),
+    card.key,
     [
       {
         sql: `WITH ${cardAndAudit(card, params)} SELECT ord, ${mark} FROM card`,

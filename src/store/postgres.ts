@@ -22,6 +22,7 @@ import { type LeaderHandlers, type Leadership, schemaLeadership } from './pg-lea
 import {
   callOfOpening,
   DEFAULT_LEASE_MS,
+  inLockOrder,
   lapsedDeadlines,
   lockAndReadCall,
   lockCall,
@@ -322,9 +323,8 @@ export class PostgresStore implements Store {
       return
     }
     await this.tx(async (c, notes) => {
-      // Locks in one order, so two appends naming the same calls cannot deadlock.
-      const keys = new Map(events.map((e) => [`${e.agentId}\u0000${e.callId}`, e as CallKey]))
-      for (const k of [...keys.keys()].sort()) await lockCall(c, keys.get(k) as CallKey)
+      const keys = new Map(events.map((e) => [callKeyString(e), e as CallKey]))
+      for (const key of inLockOrder([...keys.values()], (k) => k)) await lockCall(c, key)
       for (const event of events) await this.insert(c, notes, event, await readCall(c, event))
     })
   }
@@ -447,11 +447,7 @@ export class PostgresStore implements Store {
       notes,
     )
     this.check()
-    const [, result] = await this.batches.run(
-      callKeyString(card.key),
-      [{ sql: lockStatement(card.key) }, write],
-      notes,
-    )
+    const [, result] = await this.batches.run(card.key, [{ sql: lockStatement(card.key) }, write], notes)
     const row = result?.rows[0] as { guarded: number; ord: string | null } | undefined
     if (!row?.guarded) return 'moved'
     // The card's identity comes back only when it was written (and with it the other three rows).

@@ -134,7 +134,7 @@ it('a statement refused on the server rolls its group back, and each runs again 
   const sent = watchWire()
   const run = (k: string, options?: { unique?: string; written?: boolean }) => {
     const m = member(channel, k, options)
-    return batches.run(k, m.statements, m.notes)
+    return batches.run({ agentId: 'test', callId: k }, m.statements, m.notes)
   }
   const first = run('a')
   const group = [run('b', { written: false }), run('c', { unique: 'a' }), run('d')]
@@ -159,7 +159,7 @@ it("a group's marks are kept apart: each note goes with its own write only", asy
   const batches = new OnceBatches(pool, 'test', 1)
   const run = (k: string, written: boolean) => {
     const m = member(channel, k, { written })
-    return batches.run(k, m.statements, m.notes)
+    return batches.run({ agentId: 'test', callId: k }, m.statements, m.notes)
   }
   const results = await Promise.all([run('a', true), run('b', true), run('c', false), run('d', true)])
   // Each gets its own statements' results: the insert, then the mark's row (none when not written).
@@ -182,13 +182,17 @@ it("a group's marks are kept apart: each note goes with its own write only", asy
 it('a group that may have committed is never run again: a note refused after the COMMIT fails them all', async () => {
   const { pool, channel, rows } = await rig()
   const batches = new OnceBatches(pool, 'test', 1)
-  const first = batches.run('a', member(channel, 'a').statements, member(channel, 'a').notes)
+  const a = member(channel, 'a')
+  const first = batches.run({ agentId: 'test', callId: 'a' }, a.statements, a.notes)
   const b = member(channel, 'b')
   // A notification longer than the server takes: refused after the COMMIT, which committed.
   const c = member(channel, 'c')
   c.notes.add({ channel, payload: 'x'.repeat(9000) })
   const sent = watchWire()
-  const group = [batches.run('b', b.statements, b.notes), batches.run('c', c.statements, c.notes)]
+  const group = [
+    batches.run({ agentId: 'test', callId: 'b' }, b.statements, b.notes),
+    batches.run({ agentId: 'test', callId: 'c' }, c.statements, c.notes),
+  ]
   const outcomes = await Promise.allSettled([first, ...group])
   vi.restoreAllMocks()
   expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected'])
