@@ -10,8 +10,10 @@
 // (`--min-semi-space-size=8`, `--single-threaded-gc`), space-separated. `npm run bench -- click` (or
 // `npx tsc -p tsconfig.bench.json`) builds dist-bench first.
 // BENCH_CLICKS (default 1000) clicks per server, AB_PER (default 50) per round. Prints one line a server
-// (the ack), then one a build (click → the waiting agent has its answer) beside Bolt's click → its
-// listener runs, which the click section's goal compares it with. AB_STORE=1 adds the Bolt app with a
+// (the ack), one a third of the rounds (each server's ack p99 and loop CPU in it: how much a run drifts
+// as V8 warms up and the machine's noise comes and goes), then one a build (click → the waiting agent
+// has its answer) beside Bolt's click → its listener runs, which the click section's goal compares it
+// with. AB_STORE=1 adds the Bolt app with a
 // durable store (bench/click-peer.js bolt-store), whose agent's wait is timed like askbridge's.
 // AB_THREADS=1 adds a line a server: its CPU per click during its turns, by thread (the main thread,
 // then the others in the order they started: V8's helpers first, SQLite's writer thread later).
@@ -84,6 +86,8 @@ try {
   const byThread = Object.fromEntries(names.map((name) => [name, new Map()]))
   // Click → the waiting agent has read its answer (each build's blocking `POST /v1/ask`).
   const toAnswer = Object.fromEntries(names.map((name) => [name, []]))
+  // Each turn's acks and loop CPU, to compare the run's thirds (warm-up, drift within a run).
+  const turnsByRound = []
   let templates
   let payloads
   for (const name of builds) {
@@ -118,7 +122,9 @@ try {
       const pgBefore = pgServerCpuByPid()
       const threadsBefore = threads ? threadCpu(servers[name].pid) : undefined
       const result = await clicker.clickAll(url(name), requests)
-      cpu[name] += loopCpuMs(servers[name].pid) - before
+      const spentCpu = loopCpuMs(servers[name].pid) - before
+      cpu[name] += spentCpu
+      turnsByRound.push({ round, name, latencies: result.latencies, cpu: spentCpu })
       if (threadsBefore) {
         for (const [thread, ms] of threadCpu(servers[name].pid)) {
           const spent = ms - (threadsBefore.get(thread) ?? 0)
@@ -164,6 +170,24 @@ try {
       `${name.padEnd(8)} n ${s.n}  p50 ${fmt(s.p50)}  p90 ${fmt(p90)}  p99 ${fmt(s.p99)}  max ${fmt(s.max)}  ` +
         `p50/Bolt ${(s.p50 / bolt.p50).toFixed(2)}  p99/Bolt ${(s.p99 / bolt.p99).toFixed(2)}  ` +
         `loop CPU ms/click ${fmt(cpu[name] / s.n)}`,
+    )
+  }
+  for (let third = 0; third < 3; third++) {
+    const turns = turnsByRound.filter((t) => Math.floor((t.round * 3) / ROUNDS) === third)
+    const of = (name) => {
+      const mine = turns.filter((t) => t.name === name)
+      const acks = mine.flatMap((t) => t.latencies)
+      return { p99: summarize(acks).p99, cpu: mine.reduce((sum, t) => sum + t.cpu, 0) / acks.length }
+    }
+    const boltThird = of('bolt')
+    console.log(
+      `third ${third + 1} of the rounds: ` +
+        names
+          .map((name) => {
+            const t = of(name)
+            return `${name} ack p99 ${fmt(t.p99)} (${(t.p99 / boltThird.p99).toFixed(2)}× Bolt's), loop CPU ms/click ${fmt(t.cpu)}`
+          })
+          .join('; '),
     )
   }
   const listener = summarize(toAnswer.bolt)
