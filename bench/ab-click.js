@@ -13,8 +13,8 @@
 // (the ack), one a third of the rounds (each server's ack p99 and loop CPU in it: how much a run drifts
 // as V8 warms up and the machine's noise comes and goes), then one a build (click → the waiting agent
 // has its answer) beside Bolt's click → its listener runs, which the click section's goal compares it
-// with. AB_STORE=1 adds the Bolt app with a
-// durable store (bench/click-peer.js bolt-store), whose agent's wait is timed like askbridge's.
+// with. AB_STORE=1 adds the Bolt app with a durable store (bench/click-peer.js bolt-store), whose
+// agent's wait is timed like askbridge's.
 // AB_THREADS=1 adds a line a server: its CPU per click during its turns, by thread (the main thread,
 // then the others in the order they started: V8's helpers first, SQLite's writer thread later).
 // A build on PostgreSQL (ASKBRIDGE_DB=postgres://…?schema=…, a schema of its own, made fresh for
@@ -173,9 +173,9 @@ try {
     )
   }
   for (let third = 0; third < 3; third++) {
-    const turns = turnsByRound.filter((t) => Math.floor((t.round * 3) / ROUNDS) === third)
+    const inThird = turnsByRound.filter((t) => Math.floor((t.round * 3) / ROUNDS) === third)
     const of = (name) => {
-      const mine = turns.filter((t) => t.name === name)
+      const mine = inThird.filter((t) => t.name === name)
       const acks = mine.flatMap((t) => t.latencies)
       return { p99: summarize(acks).p99, cpu: mine.reduce((sum, t) => sum + t.cpu, 0) / acks.length }
     }
