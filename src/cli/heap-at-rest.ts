@@ -9,10 +9,12 @@ import type { Logger } from '../log.js'
 // requests in flight to the old generation, where they die. It keeps all of that until it collects
 // while allocation is low, and a bridge at rest allocates almost nothing, so it seldom does:
 // 10,000 open questions cost about 1 MiB of live heap, yet RSS stayed 30 to 60 MiB above what it
-// was before them (docs/capacity.md, Memory). So, once the event loop has been quiet for two
-// whole checks in a row and the heap has grown, collections run, one a check (HeapAtRest). A burst
-// still going never sees one (its event loop is not quiet), and a bridge at rest runs none once
-// its heap is back down.
+// was before them (docs/capacity.md, Memory). So, once the bridge has been quiet for two whole
+// checks in a row and the heap has grown, collections run, one a check (HeapAtRest). Quiet is an
+// event loop under 5% busy that also saw no question asked, answered or ended: light, bursty use
+// (a few asks and clicks every few seconds) keeps the loop under 5% busy, and a full collection
+// forced then stalls the next burst's clicks for 30 to 50 ms. A burst still going never sees one,
+// and a bridge at rest runs none once its heap is back down.
 
 /** When the checks run and what counts as quiet. */
 export interface HeapAtRestOptions {
@@ -22,6 +24,11 @@ export interface HeapAtRestOptions {
   quietChecks?: number
   /** Event-loop utilization below which a check counts as quiet. @default 0.05 */
   quietUtilization?: number
+  /**
+   * A running count of the bridge's work (questions asked, answered, ended): a check during which
+   * it moved is not quiet, however idle the event loop was. @default none counted
+   */
+  work?: () => number
 }
 
 /** The heap as V8 reports it. */
@@ -32,9 +39,11 @@ export interface HeapSpaces {
   oldSpace: number
 }
 
-/** What a check reads: the heap, and the event loop's utilization since the last check. */
+/** What a check reads: the heap, and the event loop's utilization and the bridge's work since the last check. */
 export interface HeapReading extends HeapSpaces {
   utilization: number
+  /** Questions asked, answered or ended since the last check. */
+  work: number
 }
 
 const MIB = 1024 * 1024
@@ -80,7 +89,7 @@ export class HeapAtRest {
   }
 
   check(reading: HeapReading): HeapStep {
-    this.quiet = reading.utilization < this.quietUtilization ? this.quiet + 1 : 0
+    this.quiet = reading.utilization < this.quietUtilization && reading.work === 0 ? this.quiet + 1 : 0
     // Back at its start size (in our collection or one V8 ran): when it grows, it is asked again.
     if (reading.newSpace <= NEW_SPACE_AT_REST) this.minors = MINORS
     if (this.quiet < this.quietChecks) return 'none'
@@ -136,11 +145,19 @@ export function returnHeapAtRest(log: Logger, options: HeapAtRestOptions = {}): 
     return { stop() {} }
   }
   const decision = new HeapAtRest(heapSpaces(), options)
+  const work = options.work ?? (() => 0)
   let last = performance.eventLoopUtilization()
+  let lastWork = work()
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization()
-    const reading = { utilization: performance.eventLoopUtilization(now, last).utilization, ...heapSpaces() }
+    const done = work()
+    const reading = {
+      utilization: performance.eventLoopUtilization(now, last).utilization,
+      work: done - lastWork,
+      ...heapSpaces(),
+    }
     last = now
+    lastWork = done
     const step = decision.check(reading)
     if (step === 'none') return
     const started = performance.now()

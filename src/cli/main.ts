@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -7,6 +8,7 @@ import { HttpError } from '../errors.js'
 import type { Logger } from '../log.js'
 import type { PlatformModule } from '../platform.js'
 import type { loadRoutes } from '../routing/routes.js'
+import type { ServiceEvents } from '../service/events.js'
 
 type Routes = ReturnType<typeof loadRoutes>
 
@@ -220,11 +222,24 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
   // that stops it the moment it reads that line gets a clean close, not a kill by the signal.
   const stopped = untilStopped(bridge, log, io)
   io.stderr(`askbridge is running. Web inbox: ${bridge.inboxUrl}\n`)
-  const heap = returnHeapAtRest(log)
+  const heap = returnHeapAtRest(log, { work: workDone(bridge.service) })
   await stopped
   heap.stop()
   process.off('unhandledRejection', onUnhandled)
   return 0
+}
+
+/**
+ * A running count of the questions the service has asked, answered and ended: light, bursty use
+ * leaves the event loop almost idle, and this is what tells it from rest.
+ */
+function workDone(service: EventEmitter<ServiceEvents>): () => number {
+  let done = 0
+  const count = () => {
+    done++
+  }
+  for (const event of ['asked', 'answered', 'pending', 'dropped', 'reply'] as const) service.on(event, count)
+  return () => done
 }
 
 /**

@@ -5,8 +5,9 @@ import { exposedGc, HeapAtRest, heapSpaces, returnHeapAtRest } from '../../src/c
 import type { Logger } from '../../src/log.js'
 
 const MIB = 1024 * 1024
-const reading = (utilization: number, newSpace: number, oldSpace: number) => ({
+const reading = (utilization: number, newSpace: number, oldSpace: number, work = 0) => ({
   utilization,
+  work,
   newSpace: newSpace * MIB,
   oldSpace: oldSpace * MIB,
 })
@@ -18,6 +19,16 @@ test('collects after two quiet checks in a row once the young generation has gro
   expect(d.check(reading(0.3, 32, 30))).toBe('none') // busy again: starts over
   expect(d.check(reading(0.01, 32, 30))).toBe('none')
   expect(d.check(reading(0.049, 32, 30))).toBe('minor')
+})
+
+test('light, bursty work is not rest: a check that saw questions asked or answered starts over', () => {
+  const d = new HeapAtRest({ oldSpace: 20 * MIB })
+  // A few asks and clicks every few seconds: the event loop 2% busy, the heap grown.
+  for (let i = 0; i < 10; i++) expect(d.check(reading(0.02, 32, 40, 50))).toBe('none')
+  expect(d.check(reading(0.02, 32, 40, 0))).toBe('none')
+  expect(d.check(reading(0.02, 32, 40, 1))).toBe('none') // one answer: starts over
+  expect(d.check(reading(0.02, 32, 40, 0))).toBe('none')
+  expect(d.check(reading(0.02, 32, 40, 0))).toBe('major')
 })
 
 test('a heap that has not grown is left alone however long the bridge is quiet', () => {
@@ -96,4 +107,62 @@ test('once quiet after a burst, a full collection runs, and it says what it retu
   expect(lines[0]).toMatchObject({ message: 'heap collected at rest', fields: { step: 'major' } })
   const [oldBefore = 0, oldAfter = Infinity] = (lines[0]?.fields?.oldSpaceMiB ?? []) as number[]
   expect(oldAfter).toBeLessThan(oldBefore - 8)
+})
+
+test('while the bridge keeps working, however lightly, nothing is collected; once it stops, it is', async () => {
+  const lines: Array<{ message: string; fields?: Record<string, unknown> }> = []
+  // The work count, read once at the start and once a check: it moves while `working`.
+  let reads = 0
+  let working = true
+  let count = 0
+  let idleChecks: (() => void) | undefined
+  const idledFor = new Promise<void>((resolve) => {
+    idleChecks = resolve
+  })
+  let readsWhenStopped = Infinity
+  let readsWhenCollected = 0
+  let collected: (() => void) | undefined
+  const done = new Promise<void>((resolve) => {
+    collected = resolve
+  })
+  const log: Logger = {
+    debug: (message, fields) => {
+      lines.push({ message, ...(fields ? { fields } : {}) })
+      readsWhenCollected = reads
+      collected?.()
+    },
+    info() {},
+    warn() {},
+    error() {},
+  }
+  let garbageMade = 0
+  const work = () => {
+    reads++
+    if (working) count++
+    // Four checks after the burst, each with the event loop idle but a question answered.
+    if (garbageMade > 0 && reads >= garbageMade + 4) idleChecks?.()
+    return count
+  }
+  const before = heapSpaces()
+  const heap = returnHeapAtRest(log, { checkMs: 50, work })
+  let kept: string[][] = []
+  for (let i = 0; i < 80; i++) {
+    kept.push(Array.from({ length: 20_000 }, (_, j) => `${i}:${j}`))
+    await tick()
+  }
+  expect(heapSpaces().oldSpace).toBeGreaterThan(before.oldSpace + 16 * MIB)
+  kept = []
+  garbageMade = reads
+  try {
+    await idledFor
+    expect(lines).toEqual([])
+    working = false
+    readsWhenStopped = reads
+    await done
+  } finally {
+    heap.stop()
+  }
+  expect(lines[0]).toMatchObject({ message: 'heap collected at rest', fields: { step: 'major' } })
+  // Two quiet checks after the work stopped, at the earliest.
+  expect(readsWhenCollected).toBeGreaterThanOrEqual(readsWhenStopped + 2)
 })
