@@ -17,12 +17,17 @@
 // agent's wait is timed like askbridge's.
 // AB_THREADS=1 adds a line a server: its CPU per click during its turns, by thread (the main thread,
 // then the others in the order they started: V8's helpers first, SQLite's writer thread later).
+// AB_GC=1 logs each build's event-loop collections (bench/gc-log.js) and adds a line a build: the
+// collections that fell in its turns (how many, how long in all, the forced ones), then its five
+// slowest turns, each with its slowest ack and the collections during it. A run's p99 comes from its
+// few slowest turns; this tells whether a pause of the bridge's own made them slow.
 // A build on PostgreSQL (ASKBRIDGE_DB=postgres://…?schema=…, a schema of its own, made fresh for
 // each run) gets one more line: the local PostgreSQL server's CPU during its turns, per click, by
 // process (its backends, the WAL writer, …).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
 import {
   boltClicks,
@@ -54,6 +59,8 @@ const builds = Object.keys(variants)
 const store = process.env.AB_STORE === '1'
 const names = [...builds, 'bolt', ...(store ? ['store'] : [])]
 const threads = process.env.AB_THREADS === '1'
+const gcLogs = process.env.AB_GC === '1' ? {} : undefined
+const GC_PRELOAD = fileURLToPath(new URL('./gc-log.js', import.meta.url))
 
 const fake = await FakeSlack.start({ rateLimits: false })
 const clicker = startClicker(fake.options.signingSecret)
@@ -64,6 +71,11 @@ try {
     const dir = mkdtempSync(join(tmpdir(), `askbridge-ab-${name}-`))
     dirs.push(dir)
     const nodeArgs = AB_NODE_ARGS ? AB_NODE_ARGS.split(' ') : []
+    if (gcLogs) {
+      gcLogs[name] = join(dir, 'gc.log')
+      nodeArgs.push(`--import=${GC_PRELOAD}`)
+      env.BENCH_GC_LOG = gcLogs[name]
+    }
     servers[name] = await startAskbridge(fake, dir, {
       checkout: AB_CHECKOUT,
       profileDir: AB_PROFILE,
@@ -121,10 +133,12 @@ try {
       const before = loopCpuMs(servers[name].pid)
       const pgBefore = pgServerCpuByPid()
       const threadsBefore = threads ? threadCpu(servers[name].pid) : undefined
+      const from = Date.now()
       const result = await clicker.clickAll(url(name), requests)
+      const to = Date.now()
       const spentCpu = loopCpuMs(servers[name].pid) - before
       cpu[name] += spentCpu
-      turnsByRound.push({ round, name, latencies: result.latencies, cpu: spentCpu })
+      turnsByRound.push({ round, name, latencies: result.latencies, cpu: spentCpu, from, to })
       if (threadsBefore) {
         for (const [thread, ms] of threadCpu(servers[name].pid)) {
           const spent = ms - (threadsBefore.get(thread) ?? 0)
@@ -216,11 +230,37 @@ try {
         perClick.map(([thread, ms]) => `${thread} ${fmt(ms / latencies[name].length)}`).join(', '),
     )
   }
+  for (const name of gcLogs ? builds : []) console.log(gcInTurns(name, gcLogs[name], turnsByRound))
 } finally {
   clicker.stop()
   for (const server of Object.values(servers)) await server.stop()
   await fake.close()
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+}
+
+/** A build's collections (bench/gc-log.js) that overlapped its turns, and its five slowest turns with theirs. */
+function gcInTurns(name, file, turns) {
+  const gcs = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+  const mine = turns.filter((t) => t.name === name)
+  const during = (t) => gcs.filter((gc) => gc.at <= t.to && gc.at + gc.ms >= t.from)
+  const inTurns = mine.flatMap(during)
+  const sum = (list) => fmt(list.reduce((ms, gc) => ms + gc.ms, 0))
+  const full = inTurns.filter((gc) => gc.kind !== 'minor')
+  const forced = inTurns.filter((gc) => gc.forced)
+  const slowest = [...mine].sort((a, b) => Math.max(...b.latencies) - Math.max(...a.latencies)).slice(0, 5)
+  const describe = (t) => {
+    const list = during(t).map((gc) => `${gc.kind}${gc.forced ? ' (forced)' : ''} ${fmt(gc.ms)}`)
+    return `round ${t.round + 1} ${fmt(Math.max(...t.latencies))} ms: ${list.join(', ') || 'no collection'}`
+  }
+  return (
+    `${name.padEnd(8)} collections in its turns: ${inTurns.length - full.length} minor (${sum(inTurns.filter((gc) => gc.kind === 'minor'))} ms), ` +
+    `${full.length} other (${sum(full)} ms), ${forced.length} forced; of ${gcs.length} in the run ` +
+    `(${gcs.filter((gc) => gc.forced).length} forced). ` +
+    `Slowest turns: ${slowest.map(describe).join('; ')}`
+  )
 }
 
 /** What a PostgreSQL process does, from its title: a backend's client address and port are dropped. */
