@@ -1,7 +1,13 @@
 /** `askbridge serve` hands V8's memory back once it goes quiet after a burst, and only then. */
 import { setImmediate as tick } from 'node:timers/promises'
 import { expect, test } from 'vitest'
-import { exposedGc, HeapAtRest, heapSpaces, returnHeapAtRest } from '../../src/cli/heap-at-rest.js'
+import {
+  exposedGc,
+  HeapAtRest,
+  type HeapSpaces,
+  heapSpaces,
+  returnHeapAtRest,
+} from '../../src/cli/heap-at-rest.js'
 import type { Logger } from '../../src/log.js'
 
 const MIB = 1024 * 1024
@@ -74,33 +80,43 @@ test("exposedGc is V8's own full collection, without putting gc on this process'
   expect(ref?.deref()).toBeUndefined()
 })
 
-test('once quiet after a burst, a full collection runs, and it says what it returned', async () => {
+/** A logger that keeps its debug lines; `collected` resolves at the first, after `onLine`. */
+function debugLines(onLine: () => void = () => {}) {
   const lines: Array<{ message: string; fields?: Record<string, unknown> }> = []
-  let collected: (() => void) | undefined
-  const done = new Promise<void>((resolve) => {
-    collected = resolve
+  let first: (() => void) | undefined
+  const collected = new Promise<void>((resolve) => {
+    first = resolve
   })
   const log: Logger = {
     debug: (message, fields) => {
       lines.push({ message, ...(fields ? { fields } : {}) })
-      collected?.()
+      onLine()
+      first?.()
     },
     info() {},
     warn() {},
     error() {},
   }
-  const before = heapSpaces()
-  const heap = returnHeapAtRest(log, { checkMs: 50 })
-  // A burst that leaves garbage in the old generation: more than 16 MiB promoted, then dropped.
-  let kept: string[][] = []
+  return { log, lines, collected }
+}
+
+/** A burst that leaves garbage in the old generation: more than 16 MiB promoted, dropped on return. */
+async function burstOfGarbage(before: HeapSpaces): Promise<void> {
+  const kept: string[][] = []
   for (let i = 0; i < 80; i++) {
     kept.push(Array.from({ length: 20_000 }, (_, j) => `${i}:${j}`))
     await tick()
   }
   expect(heapSpaces().oldSpace).toBeGreaterThan(before.oldSpace + 16 * MIB)
-  kept = []
+}
+
+test('once quiet after a burst, a full collection runs, and it says what it returned', async () => {
+  const { log, lines, collected } = debugLines()
+  const before = heapSpaces()
+  const heap = returnHeapAtRest(log, { checkMs: 50 })
   try {
-    await done
+    await burstOfGarbage(before)
+    await collected
   } finally {
     heap.stop()
   }
@@ -110,7 +126,6 @@ test('once quiet after a burst, a full collection runs, and it says what it retu
 })
 
 test('while the bridge keeps working, however lightly, nothing is collected; once it stops, it is', async () => {
-  const lines: Array<{ message: string; fields?: Record<string, unknown> }> = []
   // The work count, read once at the start and once a check: it moves while `working`.
   let reads = 0
   let working = true
@@ -119,22 +134,10 @@ test('while the bridge keeps working, however lightly, nothing is collected; onc
   const idledFor = new Promise<void>((resolve) => {
     idleChecks = resolve
   })
-  let readsWhenStopped = Infinity
   let readsWhenCollected = 0
-  let collected: (() => void) | undefined
-  const done = new Promise<void>((resolve) => {
-    collected = resolve
+  const { log, lines, collected } = debugLines(() => {
+    readsWhenCollected = reads
   })
-  const log: Logger = {
-    debug: (message, fields) => {
-      lines.push({ message, ...(fields ? { fields } : {}) })
-      readsWhenCollected = reads
-      collected?.()
-    },
-    info() {},
-    warn() {},
-    error() {},
-  }
   let garbageMade = 0
   const work = () => {
     reads++
@@ -145,20 +148,15 @@ test('while the bridge keeps working, however lightly, nothing is collected; onc
   }
   const before = heapSpaces()
   const heap = returnHeapAtRest(log, { checkMs: 50, work })
-  let kept: string[][] = []
-  for (let i = 0; i < 80; i++) {
-    kept.push(Array.from({ length: 20_000 }, (_, j) => `${i}:${j}`))
-    await tick()
-  }
-  expect(heapSpaces().oldSpace).toBeGreaterThan(before.oldSpace + 16 * MIB)
-  kept = []
-  garbageMade = reads
+  let readsWhenStopped = Infinity
   try {
+    await burstOfGarbage(before)
+    garbageMade = reads
     await idledFor
     expect(lines).toEqual([])
     working = false
     readsWhenStopped = reads
-    await done
+    await collected
   } finally {
     heap.stop()
   }
