@@ -230,7 +230,7 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
 }
 
 /**
- * A running count of the questions the service has asked, answered and ended: light, bursty use
+ * A running count of the questions the service has asked, answered, continued and ended: light, bursty use
  * leaves the event loop almost idle, and this is what tells it from rest.
  */
 function workDone(service: EventEmitter<ServiceEvents>): () => number {

@@ -1,1 +1,0 @@
-await import('./dist/src/cli/main.js').catch((e) => console.log('main err', e.message))
