@@ -11,10 +11,10 @@ import type { Logger } from '../log.js'
 // 10,000 open questions cost about 1 MiB of live heap, yet RSS stayed 30 to 60 MiB above what it
 // was before them (docs/capacity.md, Memory). So, once the bridge has been quiet for two whole
 // checks in a row and the heap has grown, collections run, one a check (HeapAtRest). Quiet is an
-// event loop under 5% busy that also saw no question asked, answered, continued or ended: light, bursty use
-// (a few asks and clicks every few seconds) keeps the loop under 5% busy, and a full collection
-// forced then stalls the next burst's clicks for 30 to 50 ms. A burst still going never sees one,
-// and a bridge at rest runs none once its heap is back down.
+// event loop under 5% busy that also saw no question asked, answered, continued or ended: light,
+// bursty use (a few asks and clicks every few seconds) keeps the loop under 5% busy, and a full
+// collection forced then stalls the next burst's clicks for 30 to 50 ms. A burst still going never
+// sees one, and a bridge at rest runs none once its heap is back down.
 
 /** When the checks run and what counts as quiet. */
 export interface HeapAtRestOptions {
@@ -25,8 +25,8 @@ export interface HeapAtRestOptions {
   /** Event-loop utilization below which a check counts as quiet. @default 0.05 */
   quietUtilization?: number
   /**
-   * A running count of the bridge's work (questions asked, answered, continued, ended): a check during which
-   * it moved is not quiet, however idle the event loop was. @default none counted
+   * A running count of the bridge's work (questions asked, answered, continued, ended): a check
+   * during which it moved is not quiet, however idle the event loop was. @default none counted
    */
   work?: () => number
 }
@@ -39,7 +39,7 @@ export interface HeapSpaces {
   oldSpace: number
 }
 
-/** What a check reads: the heap, and the event loop's utilization and the bridge's work since the last check. */
+/** What a check reads: the heap, the event loop's utilization and the bridge's work since the last. */
 export interface HeapReading extends HeapSpaces {
   utilization: number
   /** Questions asked, answered, continued or ended since the last check. */

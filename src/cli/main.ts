@@ -230,8 +230,8 @@ async function runServe(argv: string[], io: MainIo): Promise<number> {
 }
 
 /**
- * A running count of the questions the service has asked, answered, continued and ended: light, bursty use
- * leaves the event loop almost idle, and this is what tells it from rest.
+ * A running count of the questions the service has asked, answered, continued and ended: light,
+ * bursty use leaves the event loop almost idle, and this is what tells it from rest.
  */
 function workDone(service: EventEmitter<ServiceEvents>): () => number {
   let done = 0
