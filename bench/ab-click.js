@@ -6,8 +6,9 @@
 // Each variant is a name and the environment its serve gets; AB_CHECKOUT runs another checkout's
 // build (`git worktree add /tmp/before HEAD~1`, link node_modules, `npx tsc -p tsconfig.build.json`
 // there); AB_PROFILE names a directory for the serve's V8 CPU profile (`--cpu-prof`, which NODE_OPTIONS
-// refuses); AB_NODE_ARGS, Node flags for the serve that NODE_OPTIONS refuses
-// (`--min-semi-space-size=8`, `--single-threaded-gc`), space-separated. `npm run bench -- click` (or
+// refuses) and its turns (`turns-<name>.json`, for bench/profile-turns.js); AB_NODE_ARGS, Node flags
+// for the serve that NODE_OPTIONS refuses (`--min-semi-space-size=8`, `--single-threaded-gc`),
+// space-separated. `npm run bench -- click` (or
 // `npx tsc -p tsconfig.bench.json`) builds dist-bench first.
 // BENCH_CLICKS (default 1000) clicks per server, AB_PER (default 50) per round. Prints one line a server
 // (the ack), one a third of the rounds (each server's ack p99 and loop CPU in it: how much a run drifts
@@ -24,7 +25,7 @@
 // A build on PostgreSQL (ASKBRIDGE_DB=postgres://…?schema=…, a schema of its own, made fresh for
 // each run) gets one more line: the local PostgreSQL server's CPU during its turns, per click, by
 // process (its backends, the WAL writer, …).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -42,6 +43,7 @@ import {
 import {
   fmt,
   loopCpuMs,
+  monotonicMs,
   percentile,
   pgServerCpuByPid,
   pgServerCpuDeltas,
@@ -100,6 +102,12 @@ try {
   const toAnswer = Object.fromEntries(names.map((name) => [name, []]))
   // Each turn's acks and loop CPU, to compare the run's thirds (warm-up, drift within a run).
   const turnsByRound = []
+  // With AB_PROFILE: each profiled build's turns on the monotonic clock its profile's samples use.
+  const windows = Object.fromEntries(
+    Object.entries(variants)
+      .filter(([, v]) => v.AB_PROFILE)
+      .map(([name]) => [name, []]),
+  )
   let templates
   let payloads
   for (const name of builds) {
@@ -134,8 +142,10 @@ try {
       const pgBefore = pgServerCpuByPid()
       const threadsBefore = threads ? threadCpu(servers[name].pid) : undefined
       const from = Date.now()
+      const fromMono = monotonicMs()
       const result = await clicker.clickAll(url(name), requests)
       const to = Date.now()
+      windows[name]?.push([fromMono, monotonicMs()])
       const spentCpu = loopCpuMs(servers[name].pid) - before
       cpu[name] += spentCpu
       turnsByRound.push({ round, name, latencies: result.latencies, cpu: spentCpu, from, to })
@@ -172,6 +182,9 @@ try {
       }
     }
     console.error(`round ${round + 1}/${ROUNDS}: ${order.join(', ')}`)
+  }
+  for (const [name, turns] of Object.entries(windows)) {
+    writeFileSync(join(variants[name].AB_PROFILE, `turns-${name}.json`), JSON.stringify(turns))
   }
   const bolt = summarize(latencies.bolt)
   for (const name of names) {
