@@ -8,8 +8,8 @@
 // there); AB_PROFILE names a directory for the serve's V8 CPU profile (`--cpu-prof`, which NODE_OPTIONS
 // refuses) and its turns (`turns-<name>.json`, for bench/profile-turns.js); AB_NODE_ARGS, Node flags
 // for the serve that NODE_OPTIONS refuses (`--min-semi-space-size=8`, `--single-threaded-gc`),
-// space-separated. `npm run bench -- click` (or
-// `npx tsc -p tsconfig.bench.json`) builds dist-bench first.
+// space-separated. `npm run bench -- click` (or `npx tsc -p tsconfig.bench.json`) builds dist-bench
+// first.
 // BENCH_CLICKS (default 1000) clicks per server, AB_PER (default 50) per round. Prints one line a server
 // (the ack), one a third of the rounds (each server's ack p99 and loop CPU in it: how much a run drifts
 // as V8 warms up and the machine's noise comes and goes), then one a build (click → the waiting agent
@@ -100,14 +100,9 @@ try {
   const byThread = Object.fromEntries(names.map((name) => [name, new Map()]))
   // Click → the waiting agent has read its answer (each build's blocking `POST /v1/ask`).
   const toAnswer = Object.fromEntries(names.map((name) => [name, []]))
-  // Each turn's acks and loop CPU, to compare the run's thirds (warm-up, drift within a run).
+  // Each turn's acks and loop CPU, to compare the run's thirds (warm-up, drift within a run), and
+  // when it began and ended on the monotonic clock (that of the GC log and of CPU profiles).
   const turnsByRound = []
-  // With AB_PROFILE: each profiled build's turns on the monotonic clock its profile's samples use.
-  const windows = Object.fromEntries(
-    Object.entries(variants)
-      .filter(([, v]) => v.AB_PROFILE)
-      .map(([name]) => [name, []]),
-  )
   let templates
   let payloads
   for (const name of builds) {
@@ -141,11 +136,9 @@ try {
       const before = loopCpuMs(servers[name].pid)
       const pgBefore = pgServerCpuByPid()
       const threadsBefore = threads ? threadCpu(servers[name].pid) : undefined
-      const from = Date.now()
-      const fromMono = monotonicMs()
+      const from = monotonicMs()
       const result = await clicker.clickAll(url(name), requests)
-      const to = Date.now()
-      windows[name]?.push([fromMono, monotonicMs()])
+      const to = monotonicMs()
       const spentCpu = loopCpuMs(servers[name].pid) - before
       cpu[name] += spentCpu
       turnsByRound.push({ round, name, latencies: result.latencies, cpu: spentCpu, from, to })
@@ -183,8 +176,10 @@ try {
     }
     console.error(`round ${round + 1}/${ROUNDS}: ${order.join(', ')}`)
   }
-  for (const [name, turns] of Object.entries(windows)) {
-    writeFileSync(join(variants[name].AB_PROFILE, `turns-${name}.json`), JSON.stringify(turns))
+  for (const [name, { AB_PROFILE }] of Object.entries(variants)) {
+    if (!AB_PROFILE) continue
+    const turns = turnsByRound.filter((t) => t.name === name).map((t) => [t.from, t.to])
+    writeFileSync(join(AB_PROFILE, `turns-${name}.json`), JSON.stringify(turns))
   }
   const bolt = summarize(latencies.bolt)
   for (const name of names) {
