@@ -43,6 +43,7 @@ import {
 import {
   fmt,
   loopCpuMs,
+  loopWaitMs,
   monotonicMs,
   percentile,
   pgServerCpuByPid,
@@ -94,6 +95,7 @@ try {
   const url = (name) => `${servers[name].url}/slack/events`
   const latencies = Object.fromEntries(names.map((name) => [name, []]))
   const cpu = Object.fromEntries(names.map((name) => [name, 0]))
+  const waited = Object.fromEntries(names.map((name) => [name, 0]))
   // The PostgreSQL server's CPU during each server's turns, by what its processes do.
   const pgCpu = Object.fromEntries(names.map((name) => [name, new Map()]))
   // With AB_THREADS=1: each server's CPU during its turns, by thread.
@@ -134,6 +136,7 @@ try {
       const requests = cards[name]?.requests ?? (name === 'store' ? storeClicks : bolt).requests
       const storeAnswers = name === 'store' ? await turns.wait(storeClicks) : undefined
       const before = loopCpuMs(servers[name].pid)
+      const waitBefore = loopWaitMs(servers[name].pid)
       const pgBefore = pgServerCpuByPid()
       const threadsBefore = threads ? threadCpu(servers[name].pid) : undefined
       const from = monotonicMs()
@@ -141,6 +144,7 @@ try {
       const to = monotonicMs()
       const spentCpu = loopCpuMs(servers[name].pid) - before
       cpu[name] += spentCpu
+      waited[name] += loopWaitMs(servers[name].pid) - waitBefore
       turnsByRound.push({ round, name, latencies: result.latencies, cpu: spentCpu, from, to })
       if (threadsBefore) {
         for (const [thread, ms] of threadCpu(servers[name].pid)) {
@@ -191,7 +195,7 @@ try {
     console.log(
       `${name.padEnd(8)} n ${s.n}  p50 ${fmt(s.p50)}  p90 ${fmt(p90)}  p99 ${fmt(s.p99)}  max ${fmt(s.max)}  ` +
         `p50/Bolt ${(s.p50 / bolt.p50).toFixed(2)}  p99/Bolt ${(s.p99 / bolt.p99).toFixed(2)}  ` +
-        `loop CPU ms/click ${fmt(cpu[name] / s.n)}`,
+        `loop CPU ms/click ${fmt(cpu[name] / s.n)}  loop waited for a core ms/click ${fmt(waited[name] / s.n)}`,
     )
   }
   for (let third = 0; third < 3; third++) {

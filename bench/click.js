@@ -16,6 +16,7 @@ import {
   cpuMs,
   fmt,
   loopCpuMs,
+  loopWaitMs,
   monotonicMs,
   ownCpuMs,
   percentile,
@@ -323,6 +324,7 @@ export default async function click({ dir, log }) {
     const byRound = []
     const failed = Object.fromEntries(names.map((name) => [name, 0]))
     const cpu = Object.fromEntries(names.map((name) => [name, 0]))
+    const waited = Object.fromEntries(names.map((name) => [name, 0]))
     // All of each server's threads (its disk syncs and V8's helpers too), and this process (the
     // agents, the fake) and the clicker during each server's turns: what shares the machine's cores.
     const processCpu = Object.fromEntries(names.map((name) => [name, 0]))
@@ -355,6 +357,7 @@ export default async function click({ dir, log }) {
               : Array.from({ length: perRound }, (_, i) => templates[i % templates.length])
         const storeAnswers = name === 'bolt-store' ? await store.wait(storeClicks) : undefined
         const cpuBefore = loopCpuMs(servers[name].pid)
+        const waitBefore = loopWaitMs(servers[name].pid)
         const before = {
           process: cpuMs(servers[name].pid),
           agent: ownCpuMs(),
@@ -365,6 +368,7 @@ export default async function click({ dir, log }) {
         const result = await clicker.clickAll(urls[name], requests)
         wall[name] += monotonicMs() - startedAt
         cpu[name] += loopCpuMs(servers[name].pid) - cpuBefore
+        waited[name] += loopWaitMs(servers[name].pid) - waitBefore
         processCpu[name] += cpuMs(servers[name].pid) - before.process
         agentCpu[name] += ownCpuMs() - before.agent
         clickerCpu[name] += cpuMs(clicker.pid) - before.clicker
@@ -433,6 +437,7 @@ export default async function click({ dir, log }) {
       `${ratio(name, 'p99').toFixed(2)}×`,
       name === 'bolt' ? '' : interval(name),
       fmt(cpu[name] / stats[name].n),
+      fmt(waited[name] / stats[name].n),
     ])
     const storeRatio = answerStats.askbridge.p99 / answerStats['bolt-store'].p99
     const answerRows = ['askbridge', 'askbridge-pg', 'askbridge-capped', 'bolt', 'bolt-store'].map((name) => [
@@ -483,7 +488,7 @@ post section), so the cards a round clicks are up before it starts, and after as
 next server waits until every answered card shows its answer (askbridge's work after the ack is not
 timed as the next server's).
 
-${table(['server', 'clicks', 'non-200', 'ack p50 ms', 'ack p99 ms', 'max ms', 'p50 / Bolt', 'p99 / Bolt', 'p99 / Bolt, 90% interval', 'loop CPU ms / click'], rows)}
+${table(['server', 'clicks', 'non-200', 'ack p50 ms', 'ack p99 ms', 'max ms', 'p50 / Bolt', 'p99 / Bolt', 'p99 / Bolt, 90% interval', 'loop CPU ms / click', 'loop waited ms / click'], rows)}
 
 What the agent waits for, in the same rounds: from the clicker sending the click to the bench process
 (the agent) having read the whole answer of its blocking \`POST /v1/ask\` through askbridge's own
@@ -505,7 +510,10 @@ on the measured ratios, not on the intervals.
 
 Loop CPU is the time the server's main thread (its event loop, which reads every click) ran on a
 core during its rounds, from Linux's /proc/PID/schedstat, divided by its clicks: askbridge's
-includes its commit of each click; its disk syncs run on other threads and are not in it.
+decides each click there; its commits and disk syncs run on its writer thread and are not in it.
+Loop waited is the time the same thread was ready to run but waited for a core (schedstat's second
+field, time on a run queue), divided by its clicks: a click's work on the loop takes the two added
+together, and the other processes and the server's own threads are what it waits behind.
 
 What shares this machine's two cores during each server's turns, in CPU ms per click (the servers'
 and the clicker's from /proc/PID/stat, in steps of 10 ms summed over all the rounds; this process's

@@ -157,12 +157,27 @@ export async function startServe(env, nodeArgs = [], checkout = '.') {
   )
 }
 
+/** Linux /proc/PID/schedstat of the process's main thread: its first two fields, in ms. */
+function loopSchedstat(pid) {
+  const [onCpu, waiting] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')
+  return { onCpu: Number(onCpu) / 1e6, waiting: Number(waiting) / 1e6 }
+}
+
 /**
  * CPU time the process's main thread (its event loop, where every request is read) has run, in
  * ms: Linux /proc/PID/schedstat, nanoseconds on the CPU.
  */
 export function loopCpuMs(pid) {
-  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
+  return loopSchedstat(pid).onCpu
+}
+
+/**
+ * Time the process's main thread was ready to run but waited for a core, in ms (schedstat's
+ * second field: time on a run queue). A busy machine's cost to a server: the other processes and
+ * the server's own threads took the cores it wanted.
+ */
+export function loopWaitMs(pid) {
+  return loopSchedstat(pid).waiting
 }
 
 /**
