@@ -509,8 +509,8 @@ the ratio of the p99s in each, and the 5th and 95th percentiles of those ratios.
 on the measured ratios, not on the intervals.
 
 Loop CPU is the time the server's main thread (its event loop, which reads every click) ran on a
-core during its rounds, from Linux's /proc/PID/schedstat, divided by its clicks: askbridge's
-decides each click there; its commits and disk syncs run on its writer thread and are not in it.
+core during its rounds, from Linux's /proc/PID/schedstat, divided by its clicks: askbridge's loop
+decides each click; its commits and disk syncs run on its writer thread and are not in it.
 Loop waited is the time the same thread was ready to run but waited for a core (schedstat's second
 field, time on a run queue), divided by its clicks: a click's work on the loop takes the two added
 together, and the other processes and the server's own threads are what it waits behind.
