@@ -42,8 +42,7 @@ import {
 } from './click.js'
 import {
   fmt,
-  loopCpuMs,
-  loopWaitMs,
+  loopSchedstat,
   monotonicMs,
   percentile,
   pgServerCpuByPid,
@@ -135,16 +134,16 @@ try {
     for (const name of order) {
       const requests = cards[name]?.requests ?? (name === 'store' ? storeClicks : bolt).requests
       const storeAnswers = name === 'store' ? await turns.wait(storeClicks) : undefined
-      const before = loopCpuMs(servers[name].pid)
-      const waitBefore = loopWaitMs(servers[name].pid)
+      const before = loopSchedstat(servers[name].pid)
       const pgBefore = pgServerCpuByPid()
       const threadsBefore = threads ? threadCpu(servers[name].pid) : undefined
       const from = monotonicMs()
       const result = await clicker.clickAll(url(name), requests)
       const to = monotonicMs()
-      const spentCpu = loopCpuMs(servers[name].pid) - before
+      const after = loopSchedstat(servers[name].pid)
+      const spentCpu = after.onCpu - before.onCpu
       cpu[name] += spentCpu
-      waited[name] += loopWaitMs(servers[name].pid) - waitBefore
+      waited[name] += after.waiting - before.waiting
       turnsByRound.push({ round, name, latencies: result.latencies, cpu: spentCpu, from, to })
       if (threadsBefore) {
         for (const [thread, ms] of threadCpu(servers[name].pid)) {

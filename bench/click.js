@@ -15,8 +15,7 @@ import { FakeSlack } from '../dist-bench/test/fakes/slack/server.js'
 import {
   cpuMs,
   fmt,
-  loopCpuMs,
-  loopWaitMs,
+  loopSchedstat,
   monotonicMs,
   ownCpuMs,
   percentile,
@@ -356,8 +355,7 @@ export default async function click({ dir, log }) {
               ? storeClicks.requests
               : Array.from({ length: perRound }, (_, i) => templates[i % templates.length])
         const storeAnswers = name === 'bolt-store' ? await store.wait(storeClicks) : undefined
-        const cpuBefore = loopCpuMs(servers[name].pid)
-        const waitBefore = loopWaitMs(servers[name].pid)
+        const loopBefore = loopSchedstat(servers[name].pid)
         const before = {
           process: cpuMs(servers[name].pid),
           agent: ownCpuMs(),
@@ -367,8 +365,9 @@ export default async function click({ dir, log }) {
         const startedAt = monotonicMs()
         const result = await clicker.clickAll(urls[name], requests)
         wall[name] += monotonicMs() - startedAt
-        cpu[name] += loopCpuMs(servers[name].pid) - cpuBefore
-        waited[name] += loopWaitMs(servers[name].pid) - waitBefore
+        const loopAfter = loopSchedstat(servers[name].pid)
+        cpu[name] += loopAfter.onCpu - loopBefore.onCpu
+        waited[name] += loopAfter.waiting - loopBefore.waiting
         processCpu[name] += cpuMs(servers[name].pid) - before.process
         agentCpu[name] += ownCpuMs() - before.agent
         clickerCpu[name] += cpuMs(clicker.pid) - before.clicker

@@ -157,27 +157,20 @@ export async function startServe(env, nodeArgs = [], checkout = '.') {
   )
 }
 
-/** Linux /proc/PID/schedstat of the process's main thread: its first two fields, in ms. */
-function loopSchedstat(pid) {
+/**
+ * The process's main thread (its event loop, where every request is read) from Linux
+ * /proc/PID/schedstat, in ms: `onCpu`, the time it has run; `waiting`, the time it was ready to run
+ * but waited for a core (time on a run queue: the other processes and the process's own threads
+ * took the cores it wanted). One read, so both are of the same instant.
+ */
+export function loopSchedstat(pid) {
   const [onCpu, waiting] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')
   return { onCpu: Number(onCpu) / 1e6, waiting: Number(waiting) / 1e6 }
 }
 
-/**
- * CPU time the process's main thread (its event loop, where every request is read) has run, in
- * ms: Linux /proc/PID/schedstat, nanoseconds on the CPU.
- */
+/** CPU time the process's main thread has run, in ms (see `loopSchedstat`). */
 export function loopCpuMs(pid) {
   return loopSchedstat(pid).onCpu
-}
-
-/**
- * Time the process's main thread was ready to run but waited for a core, in ms (schedstat's
- * second field: time on a run queue). A busy machine's cost to a server: the other processes and
- * the server's own threads took the cores it wanted.
- */
-export function loopWaitMs(pid) {
-  return loopSchedstat(pid).waiting
 }
 
 /**
